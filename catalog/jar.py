@@ -1,0 +1,103 @@
+"""The one JVM piece: locate the spark-savepoint jar, (re)building it with javac when missing.
+
+The jar ships prebuilt next to its sources (``catalog/jvm``). Its sources' digest is stamped
+beside it; when the stamp does not match (sources edited, another pyspark), the jar is rebuilt
+with ``javac --release 17`` against pyspark's own jars: no Maven, no manual step.
+
+>>> jar_path().name
+'spark-savepoint.jar'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import zipfile
+from functools import lru_cache
+from pathlib import Path
+
+import pyspark
+
+JVM_DIR = Path(__file__).parent / "jvm"
+SOURCE_DIR = JVM_DIR / "src"
+JAR_NAME = "spark-savepoint.jar"
+CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
+
+
+def pyspark_jars() -> Path:
+    """The folder of jars that ships inside the installed pyspark."""
+    return Path(pyspark.__file__).parent / "jars"
+
+
+def _sources() -> list[Path]:
+    return sorted(SOURCE_DIR.rglob("*.java"))
+
+
+def source_digest() -> str:
+    """Digest of the Java sources and the pyspark version they compile against."""
+    digest = hashlib.sha256(pyspark.__version__.encode())
+    for source in _sources():
+        digest.update(source.relative_to(SOURCE_DIR).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def jar_path() -> Path:
+    """The jar to put on Spark's classpath, built first if missing or stale."""
+    digest = source_digest()
+    for folder in (JVM_DIR, Path.home() / ".cache" / "spark-savepoint" / digest[:16]):
+        jar, stamp = folder / JAR_NAME, folder / (JAR_NAME + ".sha256")
+        if jar.exists() and stamp.exists() and stamp.read_text().strip() == digest:
+            return jar
+        if _writable(folder):
+            build(jar)
+            stamp.write_text(digest + "\n")
+            return jar
+    raise RuntimeError(f"[SAVEPOINT_JAR] cannot write the jar to {JVM_DIR} or ~/.cache")
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
+def _javac() -> str:
+    home = os.environ.get("JAVA_HOME")
+    candidate = Path(home, "bin", "javac") if home else None
+    javac = str(candidate) if candidate and candidate.exists() else shutil.which("javac")
+    if not javac:
+        raise RuntimeError(
+            "[SAVEPOINT_JAR] javac not found: install a JDK 17+ (e.g. apt-get install "
+            "openjdk-17-jdk-headless) so the spark-savepoint jar can be built from "
+            f"{SOURCE_DIR}"
+        )
+    return javac
+
+
+def build(jar: Path) -> Path:
+    """Compile the Java sources against pyspark's jars into ``jar`` (atomic replace)."""
+    with tempfile.TemporaryDirectory(prefix="spark-savepoint-javac-") as tmp:
+        classes = Path(tmp, "classes")
+        command = [
+            _javac(), "--release", "17", "-nowarn", "-encoding", "UTF-8",
+            "-cp", f"{pyspark_jars()}/*", "-d", str(classes),
+            *map(str, _sources()),
+        ]  # fmt: skip
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"[SAVEPOINT_JAR] javac failed:\n{result.stderr}")
+        partial = Path(tmp, JAR_NAME)
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
+            for item in sorted(classes.rglob("*.class")):
+                archive.write(item, item.relative_to(classes).as_posix())
+        shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
+        os.replace(jar.with_suffix(".jar.tmp"), jar)
+    return jar

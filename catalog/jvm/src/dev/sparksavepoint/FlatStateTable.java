@@ -1,0 +1,159 @@
+package dev.sparksavepoint;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * One state table, {@code savepoint.<uid>.<state>}: Spark's own {@code statestore} reader with
+ * its nested key/value rows presented as flat columns (see {@link FlatSchema}).
+ */
+public final class FlatStateTable implements Table, SupportsRead {
+  private final String name;
+  private final Map<String, String> options;
+  private final FlatSchema flat;
+  private final Map<String, String> properties;
+
+  private FlatStateTable(String name, Map<String, String> options, FlatSchema flat,
+      Map<String, String> properties) {
+    this.name = name;
+    this.options = options;
+    this.flat = flat;
+    this.properties = properties;
+  }
+
+  /** Builds the table; reads only schema and metadata files (no Spark job). */
+  public static FlatStateTable create(String name, Map<String, String> options,
+      Map<String, String> properties) {
+    StructType source = new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options));
+    Map<String, String> props = new HashMap<>(properties);
+    props.put("statestore.options", options.toString());
+    return new FlatStateTable(name, options, new FlatSchema(source), props);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public StructType schema() {
+    return flat.schema();
+  }
+
+  /** The nested schema of Spark's {@code statestore} reader for this state. */
+  public StructType sourceSchema() {
+    return flat.source();
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return Set.of(TableCapability.BATCH_READ);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap extra) {
+    Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
+    merged.putAll(options);
+    Table source = new StateDataSource().getTable(flat.source(), new Transform[0], merged);
+    ScanBuilder builder = ((SupportsRead) source).newScanBuilder(new CaseInsensitiveStringMap(merged));
+    return () -> new FlatScan(builder.build(), flat, name);
+  }
+
+  /** A scan of the source state reader whose rows are flattened in the reader tasks. */
+  static final class FlatScan implements Scan, Batch {
+    private final Scan source;
+    private final FlatSchema flat;
+    private final String name;
+    private Batch batch;
+
+    FlatScan(Scan source, FlatSchema flat, String name) {
+      this.source = source;
+      this.flat = flat;
+      this.name = name;
+    }
+
+    @Override
+    public StructType readSchema() {
+      return flat.schema();
+    }
+
+    @Override
+    public String description() {
+      return "savepoint state " + name;
+    }
+
+    @Override
+    public Batch toBatch() {
+      return this;
+    }
+
+    @Override
+    public InputPartition[] planInputPartitions() {
+      return sourceBatch().planInputPartitions();
+    }
+
+    @Override
+    public PartitionReaderFactory createReaderFactory() {
+      return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat);
+    }
+
+    private Batch sourceBatch() {
+      if (batch == null) batch = source.toBatch();
+      return batch;
+    }
+  }
+
+  /** Wraps the source reader factory; serialized to the executors with the flat schema. */
+  static final class FlatReaderFactory implements PartitionReaderFactory {
+    private final PartitionReaderFactory source;
+    private final FlatSchema flat;
+
+    FlatReaderFactory(PartitionReaderFactory source, FlatSchema flat) {
+      this.source = source;
+      this.flat = flat;
+    }
+
+    @Override
+    public PartitionReader<InternalRow> createReader(InputPartition partition) {
+      PartitionReader<InternalRow> reader = source.createReader(partition);
+      UnsafeProjection projection = flat.projection();
+      return new PartitionReader<>() {
+        @Override
+        public boolean next() throws java.io.IOException {
+          return reader.next();
+        }
+
+        @Override
+        public InternalRow get() {
+          return projection.apply(reader.get());
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+          reader.close();
+        }
+      };
+    }
+  }
+}

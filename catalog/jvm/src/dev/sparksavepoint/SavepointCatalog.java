@@ -1,0 +1,216 @@
+package dev.sparksavepoint;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * A Spark catalog over one streaming checkpoint or savepoint: every stateful operator is a
+ * namespace named by its uid ({@code agg_0}, see {@link Operator}), every state a table.
+ *
+ * <p>Options ({@code spark.sql.catalog.<name>.<option>}):
+ * <ul>
+ *   <li>{@code path} (required): the checkpoint folder, any Hadoop file system URI.</li>
+ * </ul>
+ *
+ * <p>Tables: {@code <name>.<uid>.<state>} (add {@code VERSION AS OF <batchId>} or
+ * {@code TIMESTAMP AS OF <ts>} to read an older committed batch) and {@code <name>.metadata}.
+ * Listing and describing read metadata files only; no Spark job is launched.
+ */
+public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
+  private String name;
+  private String initialPath;
+  /** The checkpoint of the last call (error messages). */
+  private String path;
+
+  @Override
+  public void initialize(String name, CaseInsensitiveStringMap options) {
+    this.name = name;
+    this.initialPath = options.get("path");
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /**
+   * The checkpoint, read afresh on every call so new batches and operators show up. The path is
+   * looked up in the session conf each time, so re-attaching a catalog name takes effect at once.
+   */
+  public Checkpoint checkpoint() {
+    path = SparkSession.active().conf().get("spark.sql.catalog." + name + ".path", initialPath);
+    if (path == null || path.isBlank()) throw Errors.pathNotSet(name);
+    return Checkpoint.open(path, hadoopConf());
+  }
+
+  private static Configuration hadoopConf() {
+    return SparkSession.active().sessionState().newHadoopConf();
+  }
+
+  // ---- namespaces: one per stateful operator ----
+
+  @Override
+  public String[][] listNamespaces() {
+    Checkpoint ckpt = checkpoint();
+    if (!ckpt.hasCommittedBatch()) return new String[0][];
+    return ckpt.operators(ckpt.lastCommitted()).stream()
+        .map(op -> new String[] {op.uid()}).toArray(String[][]::new);
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] namespace) throws NoSuchNamespaceException {
+    if (namespace.length == 0) return listNamespaces();
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace);
+    return new String[0][];
+  }
+
+  @Override
+  public boolean namespaceExists(String[] namespace) {
+    if (namespace.length == 0) return true;
+    if (namespace.length != 1) return false;
+    Checkpoint ckpt = checkpoint();
+    return ckpt.hasCommittedBatch() && ckpt.operators(ckpt.lastCommitted()).stream()
+        .anyMatch(op -> op.answersTo(namespace[0]));
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(String[] namespace) {
+    Checkpoint ckpt = checkpoint();
+    if (namespace.length != 1) throw Errors.noSuchOperator(path, String.join(".", namespace), "?");
+    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
+    Map<String, String> meta = new HashMap<>();
+    meta.put("comment", op.kind() + " operator " + op.id() + " (" + op.name() + ")");
+    meta.put("location", ckpt.location() + "/state/" + op.id());
+    meta.put("operator_id", Long.toString(op.id()));
+    meta.put("operator_name", op.name());
+    meta.put("num_partitions", Integer.toString(op.numPartitions()));
+    meta.put("states", String.join(",", op.tableNames()));
+    return meta;
+  }
+
+  @Override
+  public void createNamespace(String[] namespace, Map<String, String> metadata) {
+    throw Errors.unsupported("CREATE NAMESPACE", name);
+  }
+
+  @Override
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
+    throw Errors.unsupported("ALTER NAMESPACE", name);
+  }
+
+  @Override
+  public boolean dropNamespace(String[] namespace, boolean cascade) {
+    throw Errors.unsupported("DROP NAMESPACE", name);
+  }
+
+  // ---- tables: one per state ----
+
+  @Override
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    Checkpoint ckpt = checkpoint();
+    if (namespace.length == 0) {
+      return new Identifier[] {Identifier.of(namespace, MetadataTable.NAME)};
+    }
+    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace);
+    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
+    List<Identifier> ids = new ArrayList<>();
+    for (String table : op.tableNames()) ids.add(Identifier.of(namespace, table));
+    return ids.toArray(new Identifier[0]);
+  }
+
+  @Override
+  public boolean tableExists(Identifier ident) {
+    try {
+      Checkpoint ckpt = checkpoint();
+      if (isMetadata(ident)) return true;
+      if (ident.namespace().length != 1 || !ckpt.hasCommittedBatch()) return false;
+      return ckpt.operators(ckpt.lastCommitted()).stream()
+          .anyMatch(op -> op.answersTo(ident.namespace()[0])
+              && findTable(op, ident.name()) != null);
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    return load(ident, null);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    long batchId;
+    try {
+      batchId = Long.parseLong(version.trim());
+    } catch (NumberFormatException e) {
+      throw Errors.badVersion(path, version);
+    }
+    return load(ident, batchId);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestampMicros) throws NoSuchTableException {
+    return load(ident, checkpoint().batchAsOf(timestampMicros / 1000));
+  }
+
+  private Table load(Identifier ident, Long requestedBatch) throws NoSuchTableException {
+    Checkpoint ckpt = checkpoint();
+    long batchId = requestedBatch == null ? ckpt.lastCommitted() : ckpt.checkBatch(requestedBatch);
+    if (isMetadata(ident)) return new MetadataTable(name, ckpt, batchId);
+    if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
+    Operator op = ckpt.operator(ident.namespace()[0], batchId);
+    String table = findTable(op, ident.name());
+    if (table == null) {
+      throw Errors.noSuchState(path, op.uid(), ident.name(), String.join(", ", op.tableNames()));
+    }
+    StateRef ref = op.tables().get(table);
+    Map<String, String> props = new HashMap<>();
+    props.put("uid", op.uid());
+    props.put("operator_id", Long.toString(op.id()));
+    props.put("operator_name", op.name());
+    props.put("state_kind", op.stateKind(table, ref));
+    props.put("batch_id", Long.toString(batchId));
+    props.put("checkpoint", ckpt.location());
+    return FlatStateTable.create(
+        name + "." + op.uid() + "." + table, ref.options(ckpt.location(), batchId), props);
+  }
+
+  private static boolean isMetadata(Identifier ident) {
+    return ident.namespace().length == 0 && ident.name().equalsIgnoreCase(MetadataTable.NAME);
+  }
+
+  private static String findTable(Operator op, String requested) {
+    for (String table : op.tableNames()) {
+      if (table.equalsIgnoreCase(requested)) return table;
+    }
+    return null;
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) {
+    throw Errors.unsupported("ALTER TABLE", name);
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    throw Errors.unsupported("DROP TABLE", name);
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to) {
+    throw Errors.unsupported("RENAME TABLE", name);
+  }
+}

@@ -1,0 +1,96 @@
+"""Create or extend a SparkSession so that checkpoints are readable as ``<catalog>.<uid>.<state>``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from catalog.errors import JvmPieceMissing, from_java
+from catalog.jar import CATALOG_CLASS, jar_path
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+DEFAULT_CATALOG = "savepoint"
+
+
+def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
+    """The two settings that attach one checkpoint as a catalog."""
+    return {
+        f"spark.sql.catalog.{catalog}": CATALOG_CLASS,
+        f"spark.sql.catalog.{catalog}.path": str(path),
+    }
+
+
+def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
+    """Settings for a new Spark application: the jar on the driver (and shipped to executors),
+    plus the catalog when ``path`` is given.
+
+    >>> sorted(spark_conf("/tmp/ckpt"))[0]
+    'spark.driver.extraClassPath'
+    """
+    jar = str(jar_path())
+    conf = {"spark.driver.extraClassPath": jar, "spark.jars": jar}
+    if path is not None:
+        conf.update(catalog_conf(path, catalog))
+    return conf
+
+
+def session(
+    path: str | None = None,
+    catalog: str = DEFAULT_CATALOG,
+    master: str | None = None,
+    **conf: str,
+) -> SparkSession:
+    """A SparkSession with the checkpoint at ``path`` attached as ``catalog``.
+
+    Extra Spark settings go in ``conf`` (pass dotted keys with ``**{"spark.x": "y"}``). When a
+    session is already running it is reused and the checkpoint attached to it; that session must
+    have been started with the spark-savepoint jar on its driver classpath.
+    """
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        if path is not None:
+            attach(active, path, catalog)
+        return active
+    builder = SparkSession.builder.appName("spark-savepoint")
+    builder = builder.master(master or "local[*]")
+    for key, value in {**spark_conf(path, catalog), **conf}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    if path is not None:
+        _check_checkpoint(spark, path)
+    return spark
+
+
+def attach(spark: SparkSession, path: str, catalog: str = DEFAULT_CATALOG) -> None:
+    """Attach the checkpoint at ``path`` to a running session as ``catalog`` (replacing what
+    that name pointed at before)."""
+    _require_jar(spark)
+    for key, value in catalog_conf(path, catalog).items():
+        spark.conf.set(key, value)
+    _check_checkpoint(spark, path)
+
+
+def _require_jar(spark: SparkSession) -> None:
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    try:
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        jvm.java.lang.Class.forName(CATALOG_CLASS, True, loader)
+    except Exception as error:
+        raise JvmPieceMissing(
+            "this SparkSession was started without the spark-savepoint jar. Create it with "
+            "sql_ext.session(...), or start Spark with the settings printed by "
+            f"`spark-savepoint conf <path>` (--driver-class-path {jar_path()})."
+        ) from error
+
+
+def _check_checkpoint(spark: SparkSession, path: str) -> None:
+    """Fail early, with the catalog's own message, when ``path`` is not a checkpoint."""
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
+    try:
+        jvm.dev.sparksavepoint.Checkpoint.open(str(path), hadoop_conf)
+    except Exception as error:
+        raise from_java(error) from None
