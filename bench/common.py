@@ -1,0 +1,72 @@
+"""Shared pieces of the benchmarks: a session with the jar, a large real checkpoint, timing."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+
+from sql_ext import session  # noqa: E402
+
+PROVIDERS = {
+    "hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
+    "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
+}
+
+
+def bench_session() -> SparkSession:
+    spark = session(
+        master="local[2]",
+        **{
+            "spark.sql.shuffle.partitions": "4",
+            "spark.ui.enabled": "false",
+            "spark.driver.memory": "4g",
+            "spark.ui.showConsoleProgress": "false",
+        },
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def build_keyed_state(spark: SparkSession, root: Path, provider: str, keys: int) -> Path:
+    """A streaming aggregation over ``keys`` distinct keys, one micro-batch; returns the
+    checkpoint (reused when it already exists)."""
+    checkpoint = root / f"agg-{provider}-{keys}" / "checkpoint"
+    if (checkpoint / "commits" / "0").exists():
+        return checkpoint
+    source = checkpoint.parent / "input"
+    spark.range(keys).select(
+        F.col("id").alias("key"), (F.col("id") % 97).alias("amount")
+    ).write.mode("overwrite").parquet(str(source))
+    previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
+    spark.conf.set("spark.sql.streaming.stateStore.providerClass", PROVIDERS[provider])
+    try:
+        stream = spark.readStream.schema("key BIGINT, amount BIGINT").parquet(str(source))
+        query = (
+            stream.groupBy("key").agg(F.count("*").alias("cnt"), F.sum("amount").alias("total"))
+            .writeStream.outputMode("update").format("noop")
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(availableNow=True).start()
+        )  # fmt: skip
+        query.awaitTermination()
+    finally:
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
+    return checkpoint
+
+
+def median_seconds(action: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

@@ -1,0 +1,46 @@
+"""The ``spark-savepoint`` command line: ``conf`` output and ``sql`` through real spark-sql."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from catalog.jar import CATALOG_CLASS, jar_path
+from sql_ext.cli import main
+
+
+def test_conf_prints_submit_settings(capsys, tmp_path) -> None:
+    assert main(["conf", str(tmp_path / "a"), f"other={tmp_path / 'b'}"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"--conf spark.driver.extraClassPath={jar_path()}" in lines
+    assert f"--conf spark.sql.catalog.savepoint={CATALOG_CLASS}" in lines
+    assert f"--conf spark.sql.catalog.savepoint.path={tmp_path / 'a'}" in lines
+    assert f"--conf spark.sql.catalog.other.path={tmp_path / 'b'}" in lines
+
+
+def test_conf_defaults_format(capsys, tmp_path) -> None:
+    assert main(["conf", str(tmp_path), "--format", "defaults"]) == 0
+    out = capsys.readouterr().out
+    assert f"spark.sql.catalog.savepoint.path {tmp_path}\n" in out
+
+
+@pytest.mark.slow
+def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
+    ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
+    sql = (
+        "SHOW NAMESPACES IN savepoint; "
+        "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
+        "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
+        "SELECT uid, state FROM savepoint.metadata"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "-e", sql],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert "agg_0" in lines
+    assert "agg_0\tdefault" in lines
+    assert any(line.split("\t")[0] in {"alice", "a", "u1"} for line in lines), lines
