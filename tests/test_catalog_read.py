@@ -68,3 +68,29 @@ def test_metadata_lists_every_state(spark, checkpoints, kind: str, provider: str
         assert row.key_schema and row.state_bytes > 0
         assert row.max_batch_id >= row.min_batch_id >= 0
         assert row.table_name == f"sp.{row.uid}.{row.state}"
+
+
+def test_describe_and_read_table(spark, checkpoints) -> None:
+    attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "sp")
+    described = {r.col_name: (r.data_type, r.comment) for r in
+                 spark.sql("DESCRIBE sp.agg_0.default").collect()}
+    assert described["window"] == ("struct<start:timestamp,end:timestamp>", "state key field")
+    assert described["user"] == ("string", "state key field")
+    assert described["count"] == ("bigint", "state value field")
+    assert described["partition_id"] == ("int", "state partition")
+    by_read = spark.read.table("sp.agg_0.default").where("user = 'carol'").collect()
+    assert [(r.user, r["count"]) for r in by_read] == [("carol", 1)]
+
+
+def test_tws_and_join_tables_are_named_after_states(spark, checkpoints) -> None:
+    attach(spark, str(checkpoints[("tws", "rocksdb")].checkpoint), "sp")
+    tables = [r.tableName for r in spark.sql("SHOW TABLES IN sp.tws_0").collect()]
+    assert tables == ["count", "history", "items", "timers"]
+    items = spark.sql("SELECT user, item, count FROM sp.tws_0.items WHERE user = 'bob'").collect()
+    assert [tuple(r) for r in items] == [("bob", "pear", 2)]
+    attach(spark, str(checkpoints[("join", "hdfs")].checkpoint), "sp")
+    joins = [r.tableName for r in spark.sql("SHOW TABLES IN sp.join_0").collect()]
+    assert joins[:2] == ["left", "right"]
+    assert "left_keyToNumValues" in joins
+    left = spark.sql("SELECT left_key, left_value FROM sp.join_0.left ORDER BY left_key")
+    assert [tuple(r) for r in left.collect()] == [("a", 1), ("b", 2), ("c", 3)]
