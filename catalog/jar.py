@@ -25,6 +25,7 @@ JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
 JAR_NAME = "spark-savepoint.jar"
 CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
+EXTENSIONS_CLASS = "dev.sparksavepoint.SavepointExtensions"
 
 
 def pyspark_jars() -> Path:

@@ -1,8 +1,8 @@
-"""Spark sessions with savepoint catalogs attached.
+"""Spark sessions with savepoint catalogs attached. Example::
 
->>> from sql_ext import session          # doctest: +SKIP
->>> spark = session("/tmp/ckpt")         # doctest: +SKIP
->>> spark.sql("SHOW NAMESPACES IN savepoint").show()  # doctest: +SKIP
+    from sql_ext import session
+    spark = session("/tmp/ckpt")
+    spark.sql("SHOW NAMESPACES IN savepoint").show()
 """
 
 from sql_ext.session import attach, catalog_conf, session, spark_conf

@@ -1,7 +1,8 @@
 """``spark-savepoint``: the command line.
 
-    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [-- spark-sql args]
+    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
+    spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
 """
 
 from __future__ import annotations
@@ -10,12 +11,14 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from catalog.errors import SavepointError
 from catalog.jar import pyspark_jars
 from sql_ext.session import DEFAULT_CATALOG, spark_conf
+from sql_ext.thrift import state_catalog
 
 
 def _parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
@@ -56,14 +59,41 @@ def spark_sql_command(paths: Sequence[str], catalog: str, extra: Sequence[str]) 
 
 def _sql(args: argparse.Namespace) -> int:
     extra = list(args.spark_args)
+    paths = list(args.paths)
+    if args.views:
+        catalogs = _parse_catalogs(paths, args.catalog)
+        extra += ["-i", _views_init_file(catalogs)]
+        paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
     if args.execute:
         extra += ["-e", args.execute]
     if args.file:
         extra += ["-f", args.file]
-    command = spark_sql_command(args.paths, args.catalog, extra)
+    command = spark_sql_command(paths, args.catalog, extra)
     env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
     env.setdefault("PYSPARK_PYTHON", sys.executable)
     return subprocess.call(command, env=env)
+
+
+def _views_init_file(catalogs: dict[str, str]) -> str:
+    """An init SQL file creating, in spark-sql, the flat views the Thrift server shows:
+    database NAME with ``<uid>_<state>`` views over catalog ``NAME_catalog``. The statements
+    come from a short local session (metadata files only, no Spark job)."""
+    from sql_ext.session import attach, session
+    from sql_ext.views import view_statements
+
+    spark = session(master="local[1]", **{"spark.ui.enabled": "false"})
+    try:
+        lines = []
+        for name, path in catalogs.items():
+            attach(spark, path, state_catalog(name))
+            lines.append(f"CREATE DATABASE IF NOT EXISTS spark_catalog.{name}")
+            lines += view_statements(spark, state_catalog(name), name)
+    finally:
+        spark.stop()
+    init = tempfile.NamedTemporaryFile("w", prefix="savepoint-views-", suffix=".sql", delete=False)
+    with init:
+        init.write(";\n".join(lines) + ";\n")
+    return init.name
 
 
 def _conf(args: argparse.Namespace) -> int:
@@ -76,11 +106,47 @@ def _conf(args: argparse.Namespace) -> int:
     return 0
 
 
+def _thriftserver(args: argparse.Namespace) -> int:
+    from sql_ext.thrift import serve
+
+    return serve(
+        _parse_catalogs(args.paths, args.catalog), port=args.port, bind=args.bind,
+        allow_writes=args.allow_writes, master=args.master,
+        conf=_pairs(args.conf, "--conf"), hiveconf=_pairs(args.hiveconf, "--hiveconf"),
+    )  # fmt: skip
+
+
+def _pairs(items: Sequence[str], option: str) -> dict[str, str]:
+    pairs = dict(item.partition("=")[::2] for item in items)
+    bad = [item for item in items if "=" not in item]
+    if bad:
+        raise SystemExit(f"spark-savepoint: {option} takes KEY=VALUE, got {bad[0]!r}")
+    return pairs
+
+
+def _add_thriftserver(sub: argparse._SubParsersAction) -> None:
+    thrift = sub.add_parser(
+        "thriftserver", help="a JDBC (HiveServer2) server with flat views of the state")
+    thrift.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
+    thrift.add_argument("--catalog", default=DEFAULT_CATALOG, help="database name (%(default)s)")
+    thrift.add_argument("--port", type=int, default=10000, help="port (%(default)s)")
+    thrift.add_argument("--bind", default="127.0.0.1", help="address to listen on (%(default)s)")
+    thrift.add_argument("--allow-writes", action="store_true",
+                        help="let JDBC clients write and run DDL (default: read-only)")
+    thrift.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    thrift.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="Spark setting (repeatable)")
+    thrift.add_argument("--hiveconf", action="append", default=[], metavar="KEY=VALUE",
+                        help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP")
+    thrift.set_defaults(run=_thriftserver)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spark-savepoint",
         description="Read Spark Structured Streaming checkpoints as SQL tables "
         "<catalog>.<uid>.<state>.",
+        epilog="Options after -- go to spark-sql unchanged.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -89,7 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("-e", "--execute", help="run this SQL and exit")
     sql.add_argument("-f", "--file", help="run the SQL in this file and exit")
     sql.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
-    sql.add_argument("spark_args", nargs=argparse.REMAINDER, help="after --: spark-sql options")
+    sql.add_argument(
+        "--views", action="store_true",
+        help="also create the Thrift server's flat views: database NAME with <uid>_<state> "
+        "views, the catalog then named NAME_catalog",
+    )  # fmt: skip
     sql.set_defaults(run=_sql)
 
     conf = sub.add_parser("conf", help="print the settings for spark-submit / spark-defaults")
@@ -101,13 +171,16 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     conf.set_defaults(run=_conf)
 
+    _add_thriftserver(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if getattr(args, "spark_args", None) and args.spark_args[0] == "--":
-        args.spark_args = args.spark_args[1:]
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv \
+        else (argv, [])  # fmt: skip
+    args = build_parser().parse_args(ours)
+    args.spark_args = passthrough
     try:
         return int(args.run(args))
     except SavepointError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from catalog.errors import JvmPieceMissing, from_java
-from catalog.jar import CATALOG_CLASS, jar_path
+from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -23,13 +23,18 @@ def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
 
 def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
     """Settings for a new Spark application: the jar on the driver (and shipped to executors),
-    plus the catalog when ``path`` is given.
+    the SQL table functions (``savepoint_metadata``, ``savepoint_state``), plus the catalog when
+    ``path`` is given.
 
     >>> sorted(spark_conf("/tmp/ckpt"))[0]
     'spark.driver.extraClassPath'
     """
     jar = str(jar_path())
-    conf = {"spark.driver.extraClassPath": jar, "spark.jars": jar}
+    conf = {
+        "spark.driver.extraClassPath": jar,
+        "spark.jars": jar,
+        "spark.sql.extensions": EXTENSIONS_CLASS,
+    }
     if path is not None:
         conf.update(catalog_conf(path, catalog))
     return conf
@@ -56,12 +61,24 @@ def session(
         return active
     builder = SparkSession.builder.appName("spark-savepoint")
     builder = builder.master(master or "local[*]")
-    for key, value in {**spark_conf(path, catalog), **conf}.items():
+    for key, value in _merge(spark_conf(path, catalog), conf).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
         _check_checkpoint(spark, path)
     return spark
+
+
+_LIST_SETTINGS = {"spark.sql.extensions": ",", "spark.jars": ",", "spark.driver.extraClassPath": ":"}
+
+
+def _merge(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
+    """``theirs`` over ``ours``, except list-valued settings, which keep both."""
+    merged = {**ours, **theirs}
+    for key, separator in _LIST_SETTINGS.items():
+        if key in ours and key in theirs and ours[key] not in theirs[key].split(separator):
+            merged[key] = separator.join([theirs[key], ours[key]])
+    return merged
 
 
 def attach(spark: SparkSession, path: str, catalog: str = DEFAULT_CATALOG) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,9 +38,25 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 @pytest.fixture(scope="session")
 def checkpoints(spark, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], StreamingQuery]:
-    """Every operator kind on every provider Spark allows, built once by real streaming queries."""
-    root = tmp_path_factory.mktemp("checkpoints")
-    return {
-        (kind, provider): build(spark, kind, provider, Path(root, f"{kind}-{provider}"))
-        for kind, provider in CASES
-    }
+    """Every operator kind on every provider Spark allows, built once by real streaming queries.
+
+    Tests must not change them: copy one (``copy_query``) before editing or restarting it. For
+    quicker local runs, ``SPARK_SAVEPOINT_TEST_CACHE=<dir>`` keeps them between sessions.
+    """
+    cache = os.environ.get("SPARK_SAVEPOINT_TEST_CACHE")
+    root = Path(cache) if cache else tmp_path_factory.mktemp("checkpoints")
+    queries = {}
+    for kind, provider in CASES:
+        folder = Path(root, f"{kind}-{provider}")
+        if cache and (folder / "checkpoint" / "commits" / "1").exists():
+            queries[(kind, provider)] = StreamingQuery(kind, provider, folder)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            queries[(kind, provider)] = build(spark, kind, provider, folder)
+    return queries
+
+
+def copy_query(query: StreamingQuery, target: Path) -> StreamingQuery:
+    """A private copy of a fixture query (input and checkpoint), safe to edit and restart."""
+    shutil.copytree(query.root, target)
+    return StreamingQuery(query.kind, query.provider, target)

@@ -42,8 +42,12 @@ from typing import Any
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+from pyspark import cloudpickle  # noqa: E402
 from pyspark.sql import DataFrame, SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
+
+# Python workers cannot import this test module: ship its functions by value.
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 PROVIDERS: dict[str, str] = {
     "hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
@@ -156,6 +160,17 @@ def join_query(spark: SparkSession, input_dir: Path) -> DataFrame:
                          "left_value", F.col("right_ts").cast("string"), "right_value")
 
 
+def count_and_sum(key: tuple, frames: Iterator[Any], state: Any) -> Iterator[Any]:
+    """The ``pandas_state`` query's state function: running count and total of ``amount``."""
+    import pandas as pd
+
+    cnt, total = state.get if state.exists else (0, 0)
+    for frame in frames:
+        cnt, total = cnt + len(frame), total + int(frame["amount"].sum())
+    state.update((cnt, total))
+    yield pd.DataFrame({"user": [key[0]], "cnt": [cnt], "total": [total]})
+
+
 def pandas_state_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     """``applyInPandasWithState`` keeping a running count and total per user, Update, NoTimeout.
 
@@ -163,15 +178,6 @@ def pandas_state_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     Output rows ``{"user", "cnt", "total"}``, same numbers as ``agg``.
     """
     from pyspark.sql.streaming.state import GroupStateTimeout
-
-    def count_and_sum(key: tuple, frames: Iterator[Any], state: Any) -> Iterator[Any]:
-        import pandas as pd
-
-        cnt, total = state.get if state.exists else (0, 0)
-        for frame in frames:
-            cnt, total = cnt + len(frame), total + int(frame["amount"].sum())
-        state.update((cnt, total))
-        yield pd.DataFrame({"user": [key[0]], "cnt": [cnt], "total": [total]})
 
     return _events(spark, input_dir).groupBy("user").applyInPandasWithState(
         count_and_sum, "user string, cnt long, total long", "cnt long, total long",

@@ -33,7 +33,8 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
         "SHOW NAMESPACES IN savepoint; "
         "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
-        "SELECT uid, state FROM savepoint.metadata"
+        "SELECT uid, state FROM savepoint.metadata; "
+        f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}')"
     )
     result = subprocess.run(
         [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "-e", sql],
@@ -43,4 +44,24 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
     lines = result.stdout.splitlines()
     assert "agg_0" in lines
     assert "agg_0\tdefault" in lines
-    assert any(line.split("\t")[0] in {"alice", "a", "u1"} for line in lines), lines
+    assert "alice\t2" in lines, lines
+    assert "fn\t1" in lines, lines
+
+
+@pytest.mark.slow
+def test_sql_views_match_the_thrift_server_layout(checkpoints) -> None:
+    ckpt = str(checkpoints[("window_agg", "hdfs")].checkpoint)
+    sql = (
+        "SHOW VIEWS IN savepoint; "
+        "SELECT window_start, user, count FROM savepoint.agg_0_default ORDER BY user; "
+        "SELECT count(*) FROM savepoint_catalog.agg_0.default"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "--views", "-e", sql],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert "agg_0_default" in lines and "metadata" in lines, lines
+    assert "2024-01-01 10:00:00\talice\t2" in lines, lines
+    assert "3" in lines, lines

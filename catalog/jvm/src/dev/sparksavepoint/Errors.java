@@ -1,8 +1,6 @@
 package dev.sparksavepoint;
 
-import org.apache.spark.QueryContext;
 import org.apache.spark.sql.AnalysisException;
-import scala.Option;
 import scala.collection.immutable.Map$;
 
 /**
@@ -19,14 +17,12 @@ public final class Errors {
    * although Java sees AnalysisException as checked.
    */
   public static RuntimeException analysis(String errorClass, String message) {
-    throw Errors.<RuntimeException>sneaky(new AnalysisException(
-        "[" + errorClass + "] " + message,
-        Option.empty(),
-        Option.empty(),
-        Option.empty(),
-        Option.empty(),
-        Map$.MODULE$.empty(),
-        new QueryContext[0]));
+    // Spark's USER_RAISED_EXCEPTION condition carries a message verbatim; a condition is needed
+    // because some paths (table functions, pyspark's converter) format errors by condition.
+    scala.collection.immutable.Map<String, String> parameters = Map$.MODULE$.<String, String>empty()
+        .updated("errorMessage", "[" + errorClass + "] " + message);
+    throw Errors.<RuntimeException>sneaky(
+        new AnalysisException("USER_RAISED_EXCEPTION", parameters));
   }
 
   @SuppressWarnings("unchecked")
@@ -116,5 +112,100 @@ public final class Errors {
     return analysis(
         "SAVEPOINT_IO",
         "Could not read checkpoint '" + path + "': " + cause.getMessage());
+  }
+
+  // ---- writes ----
+
+  /** An error raised inside a Spark task (data-dependent write checks): same message format. */
+  public static RuntimeException rejected(String errorClass, String message) {
+    return new IllegalArgumentException("[" + errorClass + "] " + message);
+  }
+
+  private static String where(String path, String uid, String state) {
+    return "state " + uid + "." + state + " of checkpoint '" + path + "'";
+  }
+
+  public static RuntimeException writeUncommitted(String path, String uid, String state,
+      long batchId) {
+    return analysis(
+        "SAVEPOINT_UNCOMMITTED_BATCH",
+        "Cannot write " + where(path, uid, state) + ": batch " + batchId + " is planned"
+            + " (offsets/" + batchId + ") but not committed (no commits/" + batchId + "): the"
+            + " query is running or stopped mid-batch. Stop the query, or restart it until the"
+            + " batch commits, then write again.");
+  }
+
+  public static RuntimeException writeOldBatch(String path, String uid, String state,
+      long batchId, long last) {
+    return analysis(
+        "SAVEPOINT_WRITE_OLD_BATCH",
+        "Cannot write " + where(path, uid, state) + " as of batch " + batchId + ": writes always"
+            + " start from the last committed batch " + last + ". To go back to batch " + batchId
+            + ", write INSERT OVERWRITE <table> SELECT * FROM <table> VERSION AS OF " + batchId
+            + ".");
+  }
+
+  public static RuntimeException readOnlyState(String path, String uid, String state,
+      String why) {
+    return analysis(
+        "SAVEPOINT_READ_ONLY_STATE",
+        "Cannot write " + where(path, uid, state) + ": " + why);
+  }
+
+  public static RuntimeException columnMismatch(String path, String uid, String state,
+      String problem, String expected) {
+    return analysis(
+        "SAVEPOINT_COLUMN_MISMATCH",
+        "Cannot write " + where(path, uid, state) + ": " + problem + ". The table's columns are "
+            + expected + " (partition_id is optional and recomputed). Give them by position, or"
+            + " all by name.");
+  }
+
+  public static RuntimeException typeMismatch(String path, String uid, String state,
+      String column, String expected, String given, String fix) {
+    return analysis(
+        "SAVEPOINT_TYPE_MISMATCH",
+        "Cannot write " + where(path, uid, state) + ": column " + column + " is " + expected
+            + " but the statement gives " + given + ". " + fix);
+  }
+
+  public static RuntimeException nullKey(String path, String uid, String state, String column) {
+    return rejected(
+        "SAVEPOINT_NULL_KEY",
+        "Cannot write " + where(path, uid, state) + ": key column " + column + " is NULL in an"
+            + " incoming row. State keys cannot be NULL: filter such rows out (WHERE " + column
+            + " IS NOT NULL). Nothing was written.");
+  }
+
+  public static RuntimeException duplicateKey(String path, String uid, String state,
+      String key) {
+    return rejected(
+        "SAVEPOINT_DUPLICATE_KEY",
+        "Cannot write " + where(path, uid, state) + ": the statement gives key " + key
+            + " more than once. Give each key at most once (e.g. aggregate or deduplicate the"
+            + " rows first). Nothing was written.");
+  }
+
+  public static RuntimeException wrongPartition(String path, String uid, String state,
+      String key, int expected, int actual) {
+    return rejected(
+        "SAVEPOINT_PARTITION_MISMATCH",
+        "Internal error writing " + where(path, uid, state) + ": key " + key + " hashes to state"
+            + " partition " + expected + " but reached task partition " + actual + ". Nothing"
+            + " was written; please report this.");
+  }
+
+  public static RuntimeException concurrentWrite(String path, String file) {
+    return analysis(
+        "SAVEPOINT_CONCURRENT_WRITE",
+        "Checkpoint '" + path + "' changed during the write: " + file + " appeared (a running"
+            + " query or another write). The new state versions were removed; stop the query"
+            + " and write again.");
+  }
+
+  public static RuntimeException writeFailed(String path, String what, Exception cause) {
+    return analysis(
+        "SAVEPOINT_WRITE_FAILED",
+        "Could not " + what + " in checkpoint '" + path + "': " + cause.getMessage());
   }
 }

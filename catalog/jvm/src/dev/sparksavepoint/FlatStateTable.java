@@ -6,6 +6,8 @@ import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -15,6 +17,10 @@ import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -22,28 +28,47 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * One state table, {@code savepoint.<uid>.<state>}: Spark's own {@code statestore} reader with
  * its nested key/value rows presented as flat columns (see {@link FlatSchema}).
+ *
+ * <p>Writable (aggregation, dropDuplicates and [flatMap|applyInPandas]GroupsWithState state):
+ * INSERT INTO / {@code append()} upsert by key, INSERT OVERWRITE / {@code overwrite(lit(true))}
+ * replace the whole state, DELETE / UPDATE / MERGE rewrite it; each statement becomes one new
+ * committed micro-batch of the checkpoint (see {@link StateWrite}). The table accepts any
+ * schema so that Spark inserts no silent casts: {@link IncomingColumns} checks the columns.
  */
-public final class FlatStateTable implements Table, SupportsRead {
+public final class FlatStateTable
+    implements Table, SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+  private static final Set<TableCapability> CAPABILITIES = Set.of(
+      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
+      TableCapability.ACCEPT_ANY_SCHEMA);
+
   private final String name;
   private final Map<String, String> options;
   private final FlatSchema flat;
   private final Map<String, String> properties;
+  private final TableOrigin origin;
 
   private FlatStateTable(String name, Map<String, String> options, FlatSchema flat,
-      Map<String, String> properties) {
+      Map<String, String> properties, TableOrigin origin) {
     this.name = name;
     this.options = options;
     this.flat = flat;
     this.properties = properties;
+    this.origin = origin;
   }
 
   /** Builds the table; reads only schema and metadata files (no Spark job). */
   public static FlatStateTable create(String name, Map<String, String> options,
       Map<String, String> properties) {
+    return create(name, options, properties, null);
+  }
+
+  /** Builds a table that can also be written ({@code origin} null: read-only). */
+  public static FlatStateTable create(String name, Map<String, String> options,
+      Map<String, String> properties, TableOrigin origin) {
     StructType source = new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options));
     Map<String, String> props = new HashMap<>(properties);
     props.put("statestore.options", options.toString());
-    return new FlatStateTable(name, options, new FlatSchema(source), props);
+    return new FlatStateTable(name, options, new FlatSchema(source), props, origin);
   }
 
   @Override
@@ -68,7 +93,18 @@ public final class FlatStateTable implements Table, SupportsRead {
 
   @Override
   public Set<TableCapability> capabilities() {
-    return Set.of(TableCapability.BATCH_READ);
+    return CAPABILITIES;
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (origin == null) throw Errors.unsupported("Writing " + name, name);
+    return new StateWriteBuilder(origin, schema(), info);
+  }
+
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    return () -> new StateRewrite(this, info.command());
   }
 
   @Override

@@ -185,7 +185,8 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
     return FlatStateTable.create(
-        name + "." + op.uid() + "." + table, ref.options(ckpt.location(), batchId), props);
+        name + "." + op.uid() + "." + table, ref.options(ckpt.location(), batchId), props,
+        new TableOrigin(ckpt.location(), op, table, ref, batchId));
   }
 
   private static boolean isMetadata(Identifier ident) {

@@ -1,0 +1,97 @@
+package dev.sparksavepoint;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.spark.sql.connector.distributions.Distribution;
+import org.apache.spark.sql.connector.distributions.Distributions;
+import org.apache.spark.sql.connector.expressions.Expression;
+import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.SortOrder;
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.RequiresDistributionAndOrdering;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+
+/**
+ * One write of a state table as one new micro-batch of the checkpoint. Spark clusters the rows
+ * by the key columns into exactly the operator's number of partitions (the same hash
+ * partitioning as the streaming query), so task i writes state partition i. Then the driver
+ * commits the untouched store partitions in one more job, and writes offsets/N+1 and, last,
+ * commits/N+1 ({@link CheckpointCommit}). A failure anywhere removes what was written.
+ */
+final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
+  private final WritePlan plan;
+  private final StateRowEncoder encoder;
+  private final boolean replace;
+  private CheckpointCommit transaction;
+
+  StateWrite(WritePlan plan, StateRowEncoder encoder, boolean replace) {
+    this.plan = plan;
+    this.encoder = encoder;
+    this.replace = replace;
+  }
+
+  @Override
+  public String description() {
+    return (replace ? "replace " : "upsert into ") + "savepoint state " + plan.uid() + "."
+        + plan.state() + " as batch " + (plan.batchId() + 1) + " of " + plan.checkpoint();
+  }
+
+  @Override
+  public Distribution requiredDistribution() {
+    Expression[] keys = Arrays.stream(encoder.keyColumnNames())
+        .map(name -> Expressions.column(quoted(name))).toArray(Expression[]::new);
+    return Distributions.clustered(keys);
+  }
+
+  /**
+   * A column name as a one-part reference: {@code Expressions.column} parses its argument, so an
+   * unaliased expression ({@code concat('k', id)}) or a dotted name must be quoted.
+   */
+  private static String quoted(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+
+  @Override
+  public int requiredNumPartitions() {
+    return plan.edited().numPartitions();
+  }
+
+  @Override
+  public SortOrder[] requiredOrdering() {
+    return new SortOrder[0];
+  }
+
+  @Override
+  public BatchWrite toBatch() {
+    return this;
+  }
+
+  @Override
+  public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+    transaction = CheckpointCommit.begin(plan);
+    return new StatePartitionWriter.Factory(plan, encoder, replace);
+  }
+
+  @Override
+  public void commit(WriterCommitMessage[] messages) {
+    List<PartitionCommit> commits = new ArrayList<>();
+    for (WriterCommitMessage m : messages) {
+      if (m instanceof PartitionCommit c) commits.add(c);
+    }
+    try {
+      commits.addAll(UntouchedPartitions.commit(plan, commits, replace));
+      transaction.finish(commits);
+    } catch (RuntimeException e) {
+      transaction.rollback();
+      throw e;
+    }
+  }
+
+  @Override
+  public void abort(WriterCommitMessage[] messages) {
+    if (transaction != null) transaction.rollback();
+  }
+}

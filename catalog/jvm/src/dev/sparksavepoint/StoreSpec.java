@@ -1,0 +1,23 @@
+package dev.sparksavepoint;
+
+import java.io.Serializable;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * One state store of a stateful operator, as a write commits it: operator id, store name, number
+ * of partitions, the key and value schemas its provider is opened with, and the store's index
+ * within the operator (the position of its ids in a checkpoint-format-v2 commit log entry).
+ */
+public record StoreSpec(
+    long operatorId,
+    String storeName,
+    int numPartitions,
+    StructType keySchema,
+    StructType valueSchema,
+    int storeIndex) implements Serializable {
+
+  /** "operator 0 store default", for messages. */
+  public String describe() {
+    return "operator " + operatorId + " store " + storeName;
+  }
+}

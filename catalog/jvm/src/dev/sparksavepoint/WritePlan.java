@@ -1,0 +1,255 @@
+package dev.sparksavepoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadataBase;
+import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.apache.spark.util.SerializableConfiguration;
+import scala.Option;
+
+/**
+ * A validated write of one state table: the last committed batch N the write starts from, the
+ * store it edits, every store of every stateful operator (all get a new version N+2), and the
+ * StateStoreConf (session conf overlaid with the confs recorded in offsets/N, RocksDB changelog
+ * checkpointing on). Built on the driver by {@link #prepare}; shipped to the tasks.
+ */
+public final class WritePlan implements Serializable {
+  /**
+   * Always on for a write, whatever the query uses (Spark does not record it in the offset log).
+   * A RocksDB version is then committed as {@code <version>.changelog} only, never as a
+   * {@code <version>.zip} snapshot. This matters when a write is killed before commits/N+1: its
+   * version N+2 files stay behind, and the restarted query commits its own version N+2. A
+   * leftover changelog is overwritten by the query's changelog or outranked by its snapshot; a
+   * leftover snapshot would outrank the query's changelog, and every later load of version N+2
+   * would resurrect the killed edit (tests/test_write_crash.py).
+   */
+  static final String CHANGELOG_CHECKPOINTING =
+      "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
+
+  /** Operator kinds whose single store can be written. */
+  static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate");
+
+  private final String checkpoint;
+  private final String uid;
+  private final String state;
+  private final long batchId;
+  private final StoreSpec edited;
+  private final List<StoreSpec> stores;
+  private final StateStoreConf storeConf;
+  private final SerializableConfiguration hadoopConf;
+  /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
+  private final HashMap<Long, String[][]> uniqueIds;
+  private final String runId = UUID.randomUUID().toString();
+
+  private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
+      List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
+      HashMap<Long, String[][]> uniqueIds) {
+    this.checkpoint = checkpoint;
+    this.uid = uid;
+    this.state = state;
+    this.batchId = batchId;
+    this.edited = edited;
+    this.stores = stores;
+    this.storeConf = storeConf;
+    this.hadoopConf = new SerializableConfiguration(hadoopConf);
+    this.uniqueIds = uniqueIds;
+  }
+
+  /**
+   * Validates that {@code origin} can be written now and plans the write.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_WRITE_OLD_BATCH when the table was
+   *     loaded at an older batch, SAVEPOINT_UNCOMMITTED_BATCH when the last batch is planned
+   *     but not committed, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet.
+   */
+  public static WritePlan prepare(SparkSession spark, TableOrigin origin) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
+    Operator op = origin.operator();
+    long last = ckpt.lastCommitted();
+    if (ckpt.lastPlanned() > last) {
+      throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(), ckpt.lastPlanned());
+    }
+    if (origin.batchId() != last) {
+      throw Errors.writeOldBatch(ckpt.location(), op.uid(), origin.state(), origin.batchId(), last);
+    }
+    checkWritable(ckpt.location(), op, origin);
+    List<StoreSpec> stores = new ArrayList<>();
+    StoreSpec edited = null;
+    for (Operator other : ckpt.operators(last)) {
+      if (other.kind().equals("tws")) {
+        throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "the checkpoint also"
+            + " holds transformWithState operator " + other.uid() + ", whose state a write cannot"
+            + " carry over yet.");
+      }
+      List<String> names = other.storeNames();
+      for (int i = 0; i < names.size(); i++) {
+        StoreSpec spec = storeSpec(ckpt.location(), other, names.get(i), i, last);
+        stores.add(spec);
+        if (other.id() == op.id() && names.get(i).equals(origin.ref().value())) edited = spec;
+      }
+    }
+    if (edited == null) {
+      throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
+          + " listed in the operator metadata of batch " + last + ".");
+    }
+    return new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited, stores,
+        storeConf(spark, ckpt.location(), last), hadoopConf,
+        uniqueIds(ckpt, last));
+  }
+
+  private static void checkWritable(String path, Operator op, TableOrigin origin) {
+    String kind = op.kind();
+    if (kind.equals("join")) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "stream-stream join state is"
+          + " read-only for now (its four stores must stay consistent with each other).");
+    }
+    if (kind.equals("tws")) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing transformWithState"
+          + " state is not supported yet (column families, list counters, timers and TTL must be"
+          + " kept consistent).");
+    }
+    if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing " + op.name()
+          + " state is not supported yet; writable kinds: streaming aggregation (agg_N),"
+          + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
+          + " (groupstate_N).");
+    }
+  }
+
+  private static StoreSpec storeSpec(String path, Operator op, String store, int index,
+      long batchId) {
+    Map<String, String> options = StateRef.store(op.id(), store).options(path, batchId);
+    StructType source = new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options));
+    return new StoreSpec(op.id(), store, op.numPartitions(),
+        (StructType) source.apply("key").dataType(), (StructType) source.apply("value").dataType(),
+        index);
+  }
+
+  /**
+   * The session's SQL conf overlaid with the confs recorded in offsets/{batchId}, with RocksDB
+   * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}).
+   */
+  private static StateStoreConf storeConf(SparkSession spark, String path, long batchId) {
+    SQLConf conf = spark.sessionState().conf().clone();
+    OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, "offsets").toString(),
+        OffsetSeqLog.$lessinit$greater$default$3());
+    Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
+    if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
+    conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
+    return StateStoreConf.apply(conf);
+  }
+
+  /** The state checkpoint ids recorded in commits/{batchId} (checkpoint format v2), or null. */
+  private static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
+    JsonNode ids = commitJson(ckpt, batchId).path("stateUniqueIds");
+    if (!ids.isObject()) return null;
+    HashMap<Long, String[][]> result = new HashMap<>();
+    Iterator<Map.Entry<String, JsonNode>> ops = ids.fields();
+    while (ops.hasNext()) {
+      Map.Entry<String, JsonNode> op = ops.next();
+      JsonNode partitions = op.getValue();
+      String[][] table = new String[partitions.size()][];
+      for (int p = 0; p < partitions.size(); p++) {
+        JsonNode storesOfPartition = partitions.get(p);
+        table[p] = new String[storesOfPartition.size()];
+        for (int s = 0; s < storesOfPartition.size(); s++) {
+          table[p][s] = storesOfPartition.get(s).asText();
+        }
+      }
+      result.put(Long.parseLong(op.getKey()), table);
+    }
+    return result;
+  }
+
+  /** The JSON line of commits/{batchId}. */
+  static JsonNode commitJson(Checkpoint ckpt, long batchId) {
+    Path file = new Path(new Path(ckpt.root(), "commits"), Long.toString(batchId));
+    try (BufferedReader reader = new BufferedReader(
+        new InputStreamReader(ckpt.fileSystem().open(file), StandardCharsets.UTF_8))) {
+      reader.readLine(); // version line
+      String line = reader.readLine();
+      return new ObjectMapper().readTree(line == null ? "{}" : line);
+    } catch (IOException e) {
+      throw Errors.io(ckpt.location(), e);
+    }
+  }
+
+  public String checkpoint() {
+    return checkpoint;
+  }
+
+  /** The folder state stores live under: {@code <checkpoint>/state}. */
+  public String stateLocation() {
+    return new Path(checkpoint, "state").toString();
+  }
+
+  public String uid() {
+    return uid;
+  }
+
+  public String state() {
+    return state;
+  }
+
+  /** The last committed batch N; the write commits batch N+1 with state version N+2. */
+  public long batchId() {
+    return batchId;
+  }
+
+  public StoreSpec edited() {
+    return edited;
+  }
+
+  public List<StoreSpec> stores() {
+    return stores;
+  }
+
+  public StateStoreConf storeConf() {
+    return storeConf;
+  }
+
+  public Configuration hadoopConf() {
+    return hadoopConf.value();
+  }
+
+  public UUID runId() {
+    return UUID.fromString(runId);
+  }
+
+  /** True when the checkpoint records state checkpoint ids (format v2). */
+  public boolean hasUniqueIds() {
+    return uniqueIds != null;
+  }
+
+  /** The v2 checkpoint id of version N+1 of a store partition, or null. */
+  public String uniqueId(StoreSpec spec, int partition) {
+    if (uniqueIds == null) return null;
+    String[][] ids = uniqueIds.get(spec.operatorId());
+    if (ids == null || partition >= ids.length || spec.storeIndex() >= ids[partition].length) {
+      return null;
+    }
+    return ids[partition][spec.storeIndex()];
+  }
+}

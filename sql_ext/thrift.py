@@ -1,0 +1,241 @@
+"""A Spark Thrift (HiveServer2) server over savepoint catalogs, for JDBC and BI tools.
+
+Each checkpoint ``NAME=PATH`` becomes a database ``NAME`` in ``spark_catalog`` holding one flat
+view per state table (see :mod:`sql_ext.views`), kept in sync by a background thread. The DSv2
+catalog behind the views is registered as ``NAME_catalog`` (``savepoint_catalog.agg_0.default``):
+a catalog named like the database would capture every two-part name ``NAME.x`` and ``USE NAME``.
+
+The server runs in-process (``HiveThriftServer2.startWithContext``) in one shared Spark session
+(``spark.sql.hive.thriftServer.singleSession=true``). Read-only by default: the
+``ReadOnlyGuard`` extension refuses writes and DDL from clients; the view refresher uses its own
+exempt session.
+
+>>> sorted(server_conf({"savepoint": "/ckpt"}, state_dir="/s"))[:2]
+['spark.driver.extraClassPath', 'spark.driver.extraJavaOptions']
+>>> jdbc_url("127.0.0.1", 10000, "savepoint")
+'jdbc:hive2://127.0.0.1:10000/savepoint'
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from catalog.errors import from_java
+from sql_ext.session import catalog_conf, spark_conf
+from sql_ext.views import sync_views
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+log = logging.getLogger(__name__)
+
+GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
+STATE_SUFFIX = "_catalog"
+REFRESH_SECONDS = 5.0
+
+
+def state_catalog(database: str) -> str:
+    """The DSv2 catalog name behind the views of ``database``."""
+    return database + STATE_SUFFIX
+
+
+def jdbc_url(bind: str, port: int, database: str) -> str:
+    """The JDBC URL of a database on the server."""
+    return f"jdbc:hive2://{bind}:{port}/{database}"
+
+
+def server_conf(
+    catalogs: Mapping[str, str], *, state_dir: str, allow_writes: bool = False
+) -> dict[str, str]:
+    """Spark settings (fixed at start) for a server over ``catalogs`` ({database: path})."""
+    state = Path(state_dir)
+    conf = spark_conf()
+    for database, path in catalogs.items():
+        conf.update(catalog_conf(path, state_catalog(database)))
+    conf.update({
+        "spark.sql.extensions": f"{conf['spark.sql.extensions']},{GUARD_CLASS}",
+        "spark.savepoint.readOnly": str(not allow_writes).lower(),
+        "spark.sql.hive.thriftServer.singleSession": "true",
+        "spark.sql.warehouse.dir": str(state / "warehouse"),
+        "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
+    })  # fmt: skip
+    return conf
+
+
+def hive_conf(*, port: int, bind: str, state_dir: str) -> dict[str, str]:
+    """HiveServer2 settings (set on the session right before the server starts)."""
+    state = Path(state_dir)
+    return {
+        "hive.server2.thrift.port": str(port),
+        "hive.server2.thrift.bind.host": bind,
+        "hive.server2.transport.mode": "binary",
+        "hive.server2.logging.operation.log.location": str(state / "operation_logs"),
+        "hive.exec.local.scratchdir": str(state / "scratch"),
+    }
+
+
+@dataclass
+class ThriftServer:
+    """A running server; :meth:`stop` ends the refresher, the server and (if owned) Spark."""
+
+    spark: SparkSession
+    admin: SparkSession
+    server: Any
+    catalogs: dict[str, str]
+    url: str
+    views: dict[str, list[str]]
+    refresh_seconds: float = REFRESH_SECONDS
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def sync(self) -> dict[str, list[str]]:
+        """Re-create the views of every database (new batches need none, new operators do)."""
+        for database in self.catalogs:
+            self.views[database] = sync_views(self.admin, state_catalog(database), database)
+        return self.views
+
+    def start_refresher(self) -> None:
+        """Sync in a daemon thread every ``refresh_seconds`` until :meth:`stop`."""
+        self._thread = threading.Thread(target=self._refresh, name="savepoint-views", daemon=True)
+        self._thread.start()
+
+    def _refresh(self) -> None:
+        while not self._stop.wait(self.refresh_seconds):
+            try:
+                self.sync()
+            except Exception as error:  # keep serving; the next round may succeed
+                log.warning("view refresh failed: %s", from_java(error))
+
+    def stop(self) -> None:
+        """Stop refreshing and serving (the Spark session stays up)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+        self.server.stop()
+
+
+def start(
+    spark: SparkSession,
+    catalogs: Mapping[str, str],
+    *,
+    port: int = 10000,
+    bind: str = "127.0.0.1",
+    state_dir: str,
+    hiveconf: Mapping[str, str] | None = None,
+    refresh_seconds: float = REFRESH_SECONDS,
+) -> ThriftServer:
+    """Create the views, then start a Thrift server on ``spark`` (a session built with
+    :func:`server_conf`) and the view refresher."""
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    admin = spark.newSession()
+    jvm.dev.sparksavepoint.ReadOnlyGuard.exempt(admin._jsparkSession)  # type: ignore[attr-defined]
+    handle = ThriftServer(spark, admin, None, dict(catalogs), "", {}, refresh_seconds)
+    try:
+        handle.sync()
+    except Exception as error:
+        raise from_java(error) from None
+    for key, value in {**hive_conf(port=port, bind=bind, state_dir=state_dir),
+                       **(hiveconf or {})}.items():  # fmt: skip
+        spark.conf.set(key, value)
+    server_class = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
+    handle.server = server_class.startWithContext(spark._jsparkSession.sqlContext())  # type: ignore[attr-defined]
+    handle.url = jdbc_url(bind, port, next(iter(catalogs)))
+    _warm_up(spark, handle.url)
+    handle.start_refresher()
+    return handle
+
+
+def _warm_up(spark: SparkSession, url: str) -> None:
+    """One JDBC connection from inside the server's JVM: checks the server accepts connections
+    and pays the one-off metastore set-up of the first metadata call (seconds) before clients."""
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    try:
+        jvm.java.lang.Class.forName("org.apache.hive.jdbc.HiveDriver")
+        connection = jvm.java.sql.DriverManager.getConnection(url)
+        try:
+            connection.getMetaData().getSchemas().close()
+        finally:
+            connection.close()
+    except Exception as error:  # e.g. authentication configured with --hiveconf
+        log.warning("JDBC warm-up skipped: %s", str(error).splitlines()[0])
+
+
+def create_session(
+    catalogs: Mapping[str, str],
+    *,
+    state_dir: str,
+    allow_writes: bool = False,
+    master: str = "local[*]",
+    conf: Mapping[str, str] | None = None,
+) -> SparkSession:
+    """A new SparkSession set up for :func:`start`."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName("spark-savepoint-thriftserver").master(master)
+    settings = {
+        "spark.ui.enabled": "false",
+        **server_conf(catalogs, state_dir=state_dir, allow_writes=allow_writes),
+        **(conf or {}),
+    }
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def serve(
+    catalogs: Mapping[str, str],
+    *,
+    port: int = 10000,
+    bind: str = "127.0.0.1",
+    allow_writes: bool = False,
+    master: str = "local[*]",
+    conf: Mapping[str, str] | None = None,
+    hiveconf: Mapping[str, str] | None = None,
+    refresh_seconds: float = REFRESH_SECONDS,
+) -> int:
+    """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections."""
+    state_dir = tempfile.mkdtemp(prefix="spark-savepoint-thrift-")
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,
+                           master=master, conf=conf)  # fmt: skip
+    try:
+        server = start(spark, catalogs, port=port, bind=bind, state_dir=state_dir,
+                       hiveconf=hiveconf, refresh_seconds=refresh_seconds)  # fmt: skip
+        _announce(server, allow_writes)
+        while not stop.wait(1.0):
+            pass
+        print("spark-savepoint: stopping the Thrift server", flush=True)
+        _quietly(server.stop)
+    finally:
+        _quietly(spark.stop)
+        shutil.rmtree(state_dir, ignore_errors=True)
+    return 0
+
+
+def _quietly(stop: Any) -> None:
+    """Run a stop function; a JVM already ended by the same signal (process group) is fine."""
+    try:
+        stop()
+    except Exception as error:
+        log.info("while stopping: %s", str(error).splitlines()[0])
+
+
+def _announce(server: ThriftServer, allow_writes: bool) -> None:
+    print(f"JDBC URL: {server.url}", flush=True)
+    for database, path in server.catalogs.items():
+        views = ", ".join(server.views.get(database, []))
+        print(f"  {database}: {path} (catalog {state_catalog(database)}); views: {views}")
+    mode = "writes ALLOWED (--allow-writes)" if allow_writes else "read-only"
+    print(f"  {mode}; Ctrl-C or SIGTERM stops the server", flush=True)

@@ -1,0 +1,233 @@
+"""``spark-savepoint thriftserver`` through real JDBC clients (PyHive, beeline) over loopback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from catalog.jar import pyspark_jars
+from sql_ext.cli import build_parser
+from sql_ext.thrift import server_conf, state_catalog
+from sql_ext.views import flat_columns, select_sql, view_name
+from tests.streaming_queries import StreamingQuery, build, restart_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+WINDOW_COLUMNS = ["window_start", "window_end", "user", "count", "partition_id"]
+
+
+# ---- without a JVM ----
+
+
+def test_view_names_need_no_quoting() -> None:
+    assert view_name("join_0", "left_keyToNumValues") == "join_0_left_keytonumvalues"
+    assert view_name("agg_0", "a-b c") == "agg_0_a_b_c"
+
+
+def test_structs_flatten_by_path() -> None:
+    from pyspark.sql.types import (
+        IntegerType, MapType, StringType, StructType, TimestampType)
+
+    window = StructType().add("start", TimestampType()).add("end", TimestampType())
+    schema = (StructType().add("window", window).add("user", StringType())
+              .add("window_start", IntegerType()).add("m", MapType(StringType(), IntegerType())))
+    assert [name for _, name in flat_columns(schema)] == [
+        "window_start", "window_end", "user", "window_start_2", "m"]
+    assert select_sql("c.`agg_0`.`default`", schema) == (
+        "SELECT `window`.`start` AS window_start, `window`.`end` AS window_end, `user`,"
+        " `window_start` AS window_start_2, `m` FROM c.`agg_0`.`default`")
+
+
+def test_server_is_read_only_unless_asked() -> None:
+    conf = server_conf({"savepoint": "/ckpt"}, state_dir="/s")
+    assert conf["spark.savepoint.readOnly"] == "true"
+    assert conf["spark.sql.extensions"].split(",") == [
+        "dev.sparksavepoint.SavepointExtensions", "dev.sparksavepoint.ReadOnlyGuard"]
+    assert conf[f"spark.sql.catalog.{state_catalog('savepoint')}.path"] == "/ckpt"
+    writable = server_conf({"savepoint": "/ckpt"}, state_dir="/s", allow_writes=True)
+    assert writable["spark.savepoint.readOnly"] == "false"
+
+
+def test_thriftserver_arguments() -> None:
+    args = build_parser().parse_args(["thriftserver", "/a", "j=/b", "--port", "1234"])
+    assert (args.paths, args.port, args.bind, args.allow_writes) == (
+        ["/a", "j=/b"], 1234, "127.0.0.1", False)
+
+
+# ---- a real server in a subprocess ----
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Server:
+    """A ``spark-savepoint thriftserver`` subprocess and its JDBC URL."""
+
+    def __init__(self, args: list[str], log: Path) -> None:
+        self.port = _free_port()
+        self.log = log
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sql_ext.cli", "thriftserver", *args, "--port", str(self.port),
+             "--master", "local[1]", "--conf", "spark.sql.shuffle.partitions=4"],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
+        )  # fmt: skip
+        self.lines: list[str] = []
+        self.ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+        if not self.ready.wait(600) or self.process.poll() is not None:
+            self.process.kill()
+            pytest.fail(f"thriftserver did not start:\n{self.log.read_text()[-3000:]}")
+        self.url = next(line for line in self.lines if line.startswith("JDBC URL: "))[10:]
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+            if "Ctrl-C" in line:
+                self.ready.set()
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(120)
+
+
+@pytest.fixture(scope="module")
+def live(spark, tmp_path_factory: pytest.TempPathFactory) -> StreamingQuery:
+    """A private agg/hdfs query (a copied checkpoint would still name the original input
+    files), to run more batches while the server is up."""
+    return build(spark, "agg", "hdfs", tmp_path_factory.mktemp("live") / "agg")
+
+
+@pytest.fixture(scope="module")
+def server(checkpoints, live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    window = checkpoints[("window_agg", "hdfs")].checkpoint
+    join = checkpoints[("join", "hdfs")].checkpoint
+    log = tmp_path_factory.mktemp("thrift") / "server.log"
+    server = Server([f"savepoint={window}", f"join={join}", f"live={live.checkpoint}"], log)
+    yield server
+    assert server.stop() == 0, log.read_text()[-3000:]
+    assert any("stopping the Thrift server" in line for line in server.lines)
+
+
+@pytest.fixture()
+def cursor(server: Server) -> Iterator:
+    from pyhive import hive
+
+    connection = hive.connect(host="127.0.0.1", port=server.port, database="savepoint")
+    yield connection.cursor()
+    connection.close()
+
+
+def _metadata(cursor, request) -> list[tuple]:
+    """Run a HiveServer2 metadata call (GetSchemas/GetTables/GetColumns) and fetch its rows."""
+    connection = cursor._connection
+    request.sessionHandle = connection._sessionHandle
+    call = getattr(connection.client, type(request).__name__[1:-3])
+    response = call(request)
+    assert response.status.statusCode == 0, response.status.errorMessage
+    cursor._reset_state()
+    cursor._state = cursor._STATE_RUNNING
+    cursor._operationHandle = response.operationHandle
+    return cursor.fetchall()
+
+
+@pytest.mark.slow
+def test_server_prints_url_and_views(server: Server) -> None:
+    assert server.url == f"jdbc:hive2://127.0.0.1:{server.port}/savepoint"
+    assert any("join_0_left_keytonumvalues" in line for line in server.lines)
+    assert any(line.strip().startswith("read-only") for line in server.lines)
+
+
+@pytest.mark.slow
+def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
+    from TCLIService import ttypes
+
+    schemas = {row[0] for row in _metadata(cursor, ttypes.TGetSchemasReq())}
+    assert {"savepoint", "join", "live"} <= schemas
+    tables = _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint"))
+    assert {(row[2], row[3]) for row in tables} == {("agg_0_default", "VIEW"), ("metadata", "VIEW")}
+    join_tables = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join"))}
+    assert {"join_0_left", "join_0_right_keywithindextovalue", "metadata"} <= join_tables
+    columns = _metadata(cursor, ttypes.TGetColumnsReq(schemaName="savepoint",
+                                                      tableName="agg_0_default"))
+    assert [(row[3], row[5]) for row in columns] == [
+        ("window_start", "TIMESTAMP"), ("window_end", "TIMESTAMP"), ("user", "STRING"),
+        ("count", "BIGINT"), ("partition_id", "INT")]
+
+
+@pytest.mark.slow
+def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
+    from sql_ext import attach
+
+    attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "thrift_window")
+    table = "thrift_window.agg_0.default"
+    expected = sorted(tuple(row) for row in spark.sql(
+        select_sql(table, spark.table(table).schema)).collect())
+    cursor.execute("SELECT * FROM agg_0_default")
+    assert [column[0] for column in cursor.description] == WINDOW_COLUMNS
+    assert sorted(cursor.fetchall()) == expected
+    assert {row[2] for row in expected} == {"alice", "bob", "carol"}
+
+
+@pytest.mark.slow
+def test_metadata_view_over_jdbc(cursor) -> None:
+    cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint.metadata")
+    assert cursor.fetchall() == [
+        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation")]
+    cursor.execute("SELECT count(*) FROM join.metadata")
+    assert cursor.fetchall() == [(6,)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("statement", [
+    "CREATE TABLE t (a INT)",
+    "DROP VIEW savepoint.metadata",
+    "INSERT INTO savepoint_catalog.agg_0.default SELECT * FROM savepoint_catalog.agg_0.default",
+    "CREATE TEMPORARY VIEW v AS SELECT 1",
+    "SET spark.savepoint.readOnly=false",
+])  # fmt: skip
+def test_writes_are_refused_by_default(cursor, statement: str) -> None:
+    from pyhive.exc import OperationalError
+
+    with pytest.raises(OperationalError) as refused:
+        cursor.execute(statement)
+    message = str(refused.value)
+    assert "[SAVEPOINT_READ_ONLY]" in message and "--allow-writes" in message
+    cursor.execute("SELECT count(*) FROM savepoint.metadata")
+    assert cursor.fetchall() == [(1,)]
+
+
+@pytest.mark.slow
+def test_views_read_new_batches(cursor, live, spark) -> None:
+    cursor.execute("SELECT user FROM live.agg_0_default")
+    before = {row[0] for row in cursor.fetchall()}
+    live.add_input(restart_rows("agg"))
+    live.run(spark)
+    cursor.execute("SELECT user FROM live.agg_0_default")
+    assert {row[0] for row in cursor.fetchall()} == before | {"dave"}
+
+
+@pytest.mark.slow
+def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> None:
+    script = tmp_path / "q.sql"
+    script.write_text("!tables\nSELECT user, count FROM agg_0_default ORDER BY user;\n")
+    beeline = pyspark_jars().parent / "bin" / "beeline"
+    env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
+    result = subprocess.run(
+        [str(beeline), "-u", server.url, "--outputformat=csv2", "-f", str(script)],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "agg_0_default" in result.stdout and "join_0_left" in result.stdout
+    assert "alice,2" in result.stdout.splitlines()

@@ -1,0 +1,215 @@
+"""Writing state with SQL: each statement is one new committed micro-batch of the checkpoint.
+
+The decisive check of every write is the real streaming query restarted on the edited checkpoint
+with new input (the kind's default restart wave): its output must reflect the edit. The shared
+session checkpoints are never edited: every test works on a copy of the checkpoint, with a fresh,
+empty input folder that receives only the restart wave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from pyspark.sql import functions as F
+
+from sql_ext import attach
+from tests.streaming_queries import StreamingQuery, restart_rows
+
+CATALOG = "wr"
+NAMESPACE = {"agg": "agg_0", "dedup": "dedup_0", "pandas_state": "groupstate_0",
+             "join": "join_0", "tws": "tws_0"}
+WRITABLE = [(kind, provider) for kind in ("agg", "dedup", "pandas_state")
+            for provider in ("hdfs", "rocksdb")]
+
+Copy = Callable[[str, str], tuple[StreamingQuery, str]]
+
+
+@pytest.fixture()
+def copy(spark, checkpoints, tmp_path: Path) -> Copy:
+    """Copy a session checkpoint into tmp_path and attach it; returns (query, table name)."""
+
+    def make(kind: str, provider: str) -> tuple[StreamingQuery, str]:
+        source = checkpoints[(kind, provider)]
+        query = StreamingQuery(kind, provider, tmp_path / f"{kind}-{provider}")
+        shutil.copytree(source.checkpoint, query.checkpoint)
+        attach(spark, str(query.checkpoint), CATALOG)
+        return query, f"{CATALOG}.{NAMESPACE[kind]}.default"
+
+    return make
+
+
+def restart(spark, query: StreamingQuery) -> list[dict]:
+    query.add_input(restart_rows(query.kind))
+    return query.run(spark)
+
+
+def rows(spark, table: str) -> list[tuple]:
+    return sorted(tuple(r)[:-1] for r in spark.table(table).collect())
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every file and folder under ``folder`` with the digest of its bytes."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
+
+
+def last_batch(query: StreamingQuery) -> int:
+    return max(int(p.name) for p in (query.checkpoint / "commits").iterdir()
+               if p.name.isdigit())
+
+
+# ---- upsert, delete, replace: verified by restarting the real query ----
+
+UPSERT = {
+    "agg": ("INSERT INTO {t} VALUES ('alice', 100, 1000), ('zed', 5, 50)",
+            [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}]),
+    "pandas_state": ("INSERT INTO {t} SELECT 'alice' AS user, 100 AS cnt, 1000L AS total",
+                     [{"user": "alice", "cnt": 102, "total": 1008},
+                      {"user": "dave", "cnt": 1, "total": 8}]),
+    "dedup": ("INSERT INTO {t} VALUES (CAST(6 AS BIGINT))", [5]),
+}
+
+
+@pytest.mark.parametrize(("kind", "provider"), WRITABLE)
+def test_upsert_is_seen_by_restarted_query(spark, copy: Copy, kind: str, provider: str) -> None:
+    query, table = copy(kind, provider)
+    before = last_batch(query)
+    statement, expected = UPSERT[kind]
+    spark.sql(statement.format(t=table))
+    assert last_batch(query) == before + 1
+    out = restart(spark, query)
+    if kind == "dedup":  # 6 is now known, 3 was already: only 5 is new
+        assert [r["event_id"] for r in out] == expected
+    else:  # alice continues from the written counter, dave starts fresh
+        assert out == expected
+
+
+DELETE = {
+    "agg": ("DELETE FROM {t} WHERE user = 'alice'",
+            [{"user": "alice", "cnt": 2, "total": 8}, {"user": "dave", "cnt": 1, "total": 8}]),
+    "pandas_state": ("DELETE FROM {t} WHERE user = 'alice'",
+                     [{"user": "alice", "cnt": 2, "total": 8},
+                      {"user": "dave", "cnt": 1, "total": 8}]),
+    "dedup": ("DELETE FROM {t} WHERE event_id = 3", [3, 5, 6]),
+}
+
+
+@pytest.mark.parametrize(("kind", "provider"), WRITABLE)
+def test_deleted_key_starts_over(spark, copy: Copy, kind: str, provider: str) -> None:
+    query, table = copy(kind, provider)
+    statement, expected = DELETE[kind]
+    spark.sql(statement.format(t=table))
+    out = restart(spark, query)
+    assert ([r["event_id"] for r in out] if kind == "dedup" else out) == expected
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_dataframe_append_and_overwrite(spark, copy: Copy, provider: str) -> None:
+    query, table = copy("agg", provider)
+    df = spark.createDataFrame([("zed", 5, 50)], "user string, count bigint, sum bigint")
+    df.writeTo(table).append()
+    assert ("zed", 5, 50) in rows(spark, table)
+    spark.createDataFrame([("alice", 40, 400)], "user string, count int, sum int") \
+        .writeTo(table).overwrite(F.lit(True))
+    assert rows(spark, table) == [("alice", 40, 400)]
+    spark.sql(f"INSERT OVERWRITE {table} SELECT user, count + 1, sum FROM {table}")
+    assert rows(spark, table) == [("alice", 41, 400)]
+    assert restart(spark, query) == [{"user": "alice", "cnt": 43, "total": 408},
+                                     {"user": "dave", "cnt": 1, "total": 8}]
+
+
+# ---- the batch a write commits ----
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
+    query, table = copy("agg", provider)
+    n = last_batch(query)
+    ckpt = query.checkpoint
+    old = snapshot(ckpt)
+    spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
+    new = snapshot(ckpt)
+    assert {k: v for k, v in new.items() if k in old} == old  # nothing earlier was modified
+    for log in ("offsets", "commits"):
+        assert (ckpt / log / str(n + 1)).read_bytes() == (ckpt / log / str(n)).read_bytes()
+    version = str(n + 2)
+    for partition in range(4):  # every partition has the new version, edited or not
+        names = [Path(k).name for k in set(new) - set(old) if k.startswith(f"state/0/{partition}/")]
+        assert any(name.startswith(version + ".") for name in names), (partition, names)
+    assert ("zed", 5, 50) in rows(spark, table)
+
+
+def test_partition_ids_match_the_query_hash(spark, copy: Copy) -> None:
+    _, table = copy("agg", "rocksdb")
+    users = [f"u{i}" for i in range(40)]
+    spark.createDataFrame([(u, 1, 1) for u in users], "user string, count long, sum long") \
+        .writeTo(table).append()
+    mismatched = spark.table(table).where("partition_id != pmod(hash(user), 4)").count()
+    assert mismatched == 0
+
+
+# ---- rollback ----
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_rollback_to_an_earlier_batch(spark, copy: Copy, provider: str) -> None:
+    query, table = copy("agg", provider)
+    n = last_batch(query)
+    original = rows(spark, table)
+    spark.sql(f"INSERT INTO {table} VALUES ('alice', 100, 1000), ('zed', 5, 50)")
+    spark.sql(f"DELETE FROM {table} WHERE user = 'bob'")
+    spark.sql(f"INSERT OVERWRITE {table} SELECT * FROM {table} VERSION AS OF {n}")
+    assert rows(spark, table) == original
+    assert last_batch(query) == n + 3
+    assert restart(spark, query) == [{"user": "alice", "cnt": 4, "total": 25},
+                                     {"user": "dave", "cnt": 1, "total": 8}]
+
+
+# ---- refused writes change nothing ----
+
+REFUSED = [
+    ("agg", "hdfs", "INSERT INTO {t} VALUES ('zed', 1.5, 2)",
+     r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column count is BIGINT.*DECIMAL"),
+    ("agg", "hdfs", "INSERT INTO {t} VALUES ('zed', 1)",
+     r"SAVEPOINT_COLUMN_MISMATCH.*agg_0\.default.*gives 2 columns"),
+    ("dedup", "hdfs", "INSERT INTO {t} VALUES (6)",
+     r"SAVEPOINT_TYPE_MISMATCH.*dedup_0\.default.*event_id \(key\) is BIGINT.*INT.*CAST"),
+    ("agg", "hdfs", "INSERT INTO {t} VALUES (CAST(NULL AS STRING), 1, 2)",
+     r"SAVEPOINT_NULL_KEY.*agg_0\.default.*key column user is NULL"),
+    ("agg", "rocksdb", "INSERT INTO {t} VALUES ('zed', 1, 1), ('amy', 1, 1), ('zed', 2, 2)",
+     r"SAVEPOINT_DUPLICATE_KEY.*agg_0\.default.*user=zed"),
+    ("pandas_state", "rocksdb", "INSERT INTO {t} SELECT 'amy', 1, 1 UNION ALL SELECT 'amy', 1, 2",
+     r"SAVEPOINT_DUPLICATE_KEY.*groupstate_0\.default.*user=amy"),
+    ("join", "hdfs", "DELETE FROM wr.join_0.left WHERE true",
+     r"SAVEPOINT_READ_ONLY_STATE.*join_0\.left.*read-only for now"),
+    ("tws", "rocksdb", "DELETE FROM wr.tws_0.count WHERE true",
+     r"SAVEPOINT_READ_ONLY_STATE.*tws_0\.count.*not supported yet"),
+]
+
+
+@pytest.mark.parametrize(("kind", "provider", "statement", "message"), REFUSED,
+                         ids=[m.split(".")[0].split("SAVEPOINT_")[1] + f"-{k}-{p}"
+                              for k, p, _, m in REFUSED])
+def test_refused_write_changes_nothing(spark, copy: Copy, kind: str, provider: str,
+                                       statement: str, message: str) -> None:
+    query, table = copy(kind, provider)
+    before = snapshot(query.checkpoint)
+    with pytest.raises(Exception, match=message) as error:
+        spark.sql(statement.format(t=table))
+    assert str(query.checkpoint) in str(error.value)
+    assert snapshot(query.checkpoint) == before
+
+
+def test_uncommitted_last_batch_is_refused(spark, copy: Copy) -> None:
+    query, table = copy("agg", "hdfs")
+    n = last_batch(query)
+    shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
+    before = snapshot(query.checkpoint)
+    with pytest.raises(Exception, match=rf"SAVEPOINT_UNCOMMITTED_BATCH.*agg_0\.default.*"
+                                        rf"batch {n + 1} is planned.*Stop the query"):
+        spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
+    assert snapshot(query.checkpoint) == before

@@ -1,0 +1,10 @@
+"""SQL table functions that compute state entries from history (bootstrap functions).
+
+Register one with ``spark.udtf.register(name, ...)`` and feed its rows to an ``INSERT`` on a
+savepoint table, e.g. ``INSERT OVERWRITE savepoint.groupstate_0.default SELECT * FROM
+bootstrap_counts(TABLE(history))``.
+"""
+
+from udfs.group_state import BootstrapGroupState, group_state_bootstrap
+
+__all__ = ["BootstrapGroupState", "group_state_bootstrap"]
