@@ -27,7 +27,7 @@ def test_conf_defaults_format(capsys, tmp_path) -> None:
 
 
 @pytest.mark.slow
-def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
+def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path) -> None:
     ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
     sql = (
         "SHOW NAMESPACES IN savepoint; "
@@ -38,7 +38,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
     )
     result = subprocess.run(
         [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "-e", sql],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,  # spark-sql's metastore_db
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
@@ -49,7 +49,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints) -> None:
 
 
 @pytest.mark.slow
-def test_sql_views_match_the_thrift_server_layout(checkpoints) -> None:
+def test_sql_views_match_the_thrift_server_layout(checkpoints, tmp_path) -> None:
     ckpt = str(checkpoints[("window_agg", "hdfs")].checkpoint)
     sql = (
         "SHOW VIEWS IN savepoint; "
@@ -58,7 +58,7 @@ def test_sql_views_match_the_thrift_server_layout(checkpoints) -> None:
     )
     result = subprocess.run(
         [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "--views", "-e", sql],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,  # spark-sql's metastore_db
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()

@@ -186,8 +186,6 @@ REFUSED = [
      r"SAVEPOINT_DUPLICATE_KEY.*groupstate_0\.default.*user=amy"),
     ("join", "hdfs", "DELETE FROM wr.join_0.left WHERE true",
      r"SAVEPOINT_READ_ONLY_STATE.*join_0\.left.*read-only for now"),
-    ("tws", "rocksdb", "DELETE FROM wr.tws_0.count WHERE true",
-     r"SAVEPOINT_READ_ONLY_STATE.*tws_0\.count.*not supported yet"),
 ]
 
 
@@ -213,3 +211,32 @@ def test_uncommitted_last_batch_is_refused(spark, copy: Copy) -> None:
                                         rf"batch {n + 1} is planned.*Stop the query"):
         spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
     assert snapshot(query.checkpoint) == before
+
+
+def test_write_is_refused_while_the_query_runs(spark, tmp_path: Path) -> None:
+    from tests.streaming_queries import KINDS, build
+
+    query = build(spark, "agg", "hdfs", tmp_path / "running")
+    attach(spark, str(query.checkpoint), CATALOG)
+    before = snapshot(query.checkpoint)
+    running = (
+        KINDS["agg"].query(spark, query.input_dir).writeStream.outputMode("update")
+        .format("noop").option("checkpointLocation", str(query.checkpoint))
+        .trigger(processingTime="1 hour").start()
+    )  # fmt: skip
+    try:
+        running.processAllAvailable()
+        before = snapshot(query.checkpoint)
+        with pytest.raises(Exception, match=r"SAVEPOINT_QUERY_RUNNING.*agg_0\.default.*Stop it"):
+            spark.sql(f"INSERT INTO {CATALOG}.agg_0.default VALUES ('zed', 1, 1)")
+        assert snapshot(query.checkpoint) == before
+    finally:
+        running.stop()
+    spark.sql(f"INSERT INTO {CATALOG}.agg_0.default VALUES ('zed', 1, 1)")
+    assert ("zed", 1, 1) in rows(spark, f"{CATALOG}.agg_0.default")
+
+
+def test_key_from_an_unnamed_expression(spark, copy: Copy) -> None:
+    query, table = copy("agg", "rocksdb")
+    spark.sql(f"INSERT INTO {table} SELECT concat('z', 'ed'), 5, 50")
+    assert ("zed", 5, 50) in rows(spark, table)

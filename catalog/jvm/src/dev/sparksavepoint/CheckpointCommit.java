@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -24,11 +26,25 @@ import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileMana
  * version N+2, {@link #finish} writes offsets/N+1 (a copy of offsets/N: same source offsets, so
  * no input is lost or read twice) and then, last, commits/N+1 (a copy of commits/N, with the new
  * state checkpoint ids for format v2). {@link #rollback} removes every state file the write
- * created, leaving the folder as it was. Files of earlier batches are never modified.
+ * created, leaving the folder as it was. Files of committed batches are never modified; files of
+ * uncommitted versions (a killed write's) are removed by {@link #begin}.
  */
 final class CheckpointCommit {
+  /**
+   * A store file of one version, as HDFS-backed and RocksDB stores name them ({@code 5.delta},
+   * {@code 5.snapshot}, {@code 5.zip}, {@code 5.changelog}, {@code 5_<checkpointId>.zip}), and
+   * their temporary files ({@code .5.delta.<uuid>.TID7.tmp}). Group 1 is the version.
+   */
+  private static final Pattern VERSION_FILE =
+      Pattern.compile("\\.*(\\d+)(_[^.]*)?\\.(delta|snapshot|zip|changelog)(\\..*)?");
+  /** Folders under state/ that hold no versioned store files. */
+  private static final Set<String> NOT_STORE_FOLDERS = Set.of("_metadata", "_stateSchema", "SSTs");
+
   /** How long a rollback waits for the write's remaining tasks to end. */
   static final long TASK_WAIT_MS = 60_000;
+  /** Clean-up passes of a rollback at most, and the pause after each. */
+  static final int CLEANUP_PASSES = 20;
+  static final long CLEANUP_PAUSE_MS = 150;
 
   private final WritePlan plan;
   private final FileSystem fs;
@@ -43,16 +59,46 @@ final class CheckpointCommit {
     this.before = before;
   }
 
-  /** Lists the state folder before anything is written. */
+  /**
+   * Removes the leftovers of an earlier write that was killed before commits/N+1, then lists
+   * the state folder before anything is written.
+   */
   static CheckpointCommit begin(WritePlan plan) {
     try {
       Path root = new Path(plan.checkpoint());
       FileSystem fs = root.getFileSystem(plan.hadoopConf());
+      removeUncommittedVersions(fs, new Path(root, "state"), plan.batchId() + 1);
       Set<String> listing = new HashSet<>();
       list(fs, new Path(root, "state"), listing);
       return new CheckpointCommit(plan, fs, listing);
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "list the state folder", e);
+    }
+  }
+
+  /**
+   * Deletes store files of versions after {@code lastVersion} (N+1, the state of the last
+   * committed batch N): no commit refers to them, and the write is about to commit its own
+   * version N+2. Only a write killed before writing offsets/N+1 leaves them (a query stopped
+   * mid-batch leaves offsets/N+1, and then no write starts). A leftover changelog or delta would
+   * be overwritten anyway, but a leftover snapshot ({@code N+2.zip}, {@code N+2.snapshot}) would
+   * outrank the new version.
+   */
+  private static void removeUncommittedVersions(FileSystem fs, Path dir, long lastVersion)
+      throws IOException {
+    if (!fs.exists(dir)) return;
+    for (FileStatus status : fs.listStatus(dir)) {
+      String name = status.getPath().getName();
+      if (status.isDirectory()) {
+        if (!NOT_STORE_FOLDERS.contains(name)) {
+          removeUncommittedVersions(fs, status.getPath(), lastVersion);
+        }
+        continue;
+      }
+      Matcher m = VERSION_FILE.matcher(name);
+      if (m.matches() && Long.parseLong(m.group(1)) > lastVersion) {
+        fs.delete(status.getPath(), false); // a checksummed file system drops the .crc too
+      }
     }
   }
 
@@ -92,17 +138,37 @@ final class CheckpointCommit {
       if (offsetsWritten) {
         fs.delete(new Path(new Path(root, "offsets"), Long.toString(plan.batchId() + 1)), false);
       }
-      Set<String> after = new HashSet<>();
-      list(fs, new Path(root, "state"), after);
-      List<String> created = new ArrayList<>(after);
-      created.removeAll(before);
-      created.sort(null);
-      for (String path : created) {
-        Path p = new Path(path);
-        if (fs.exists(p)) fs.delete(p, true);
+      // A task that was still finishing (renaming a file, then its checksum) can add a file
+      // after a pass: repeat until two passes in a row find nothing new.
+      int quiet = 0;
+      for (int pass = 0; pass < CLEANUP_PASSES && quiet < 2; pass++) {
+        quiet = removeCreated() ? 0 : quiet + 1;
+        sleep(CLEANUP_PAUSE_MS);
       }
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "remove the state files of a failed write", e);
+    }
+  }
+
+  /** Deletes what is under state/ now but was not before the write; true when it found any. */
+  private boolean removeCreated() throws IOException {
+    Set<String> after = new HashSet<>();
+    list(fs, new Path(root, "state"), after);
+    List<String> created = new ArrayList<>(after);
+    created.removeAll(before);
+    created.sort(null);
+    for (String path : created) {
+      Path p = new Path(path);
+      if (fs.exists(p)) fs.delete(p, true);
+    }
+    return !created.isEmpty();
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

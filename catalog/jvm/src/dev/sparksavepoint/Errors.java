@@ -125,6 +125,14 @@ public final class Errors {
     return "state " + uid + "." + state + " of checkpoint '" + path + "'";
   }
 
+  public static RuntimeException queryRunning(String path, String uid, String state,
+      String query) {
+    return analysis(
+        "SAVEPOINT_QUERY_RUNNING",
+        "Cannot write " + where(path, uid, state) + ": streaming query " + query + " of this"
+            + " session is running on it. Stop it (query.stop()), write, then restart it.");
+  }
+
   public static RuntimeException writeUncommitted(String path, String uid, String state,
       long batchId) {
     return analysis(

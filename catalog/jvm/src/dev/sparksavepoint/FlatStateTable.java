@@ -29,7 +29,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * One state table, {@code savepoint.<uid>.<state>}: Spark's own {@code statestore} reader with
  * its nested key/value rows presented as flat columns (see {@link FlatSchema}).
  *
- * <p>Writable (aggregation, dropDuplicates and [flatMap|applyInPandas]GroupsWithState state):
+ * <p>Writable (aggregation, dropDuplicates, [flatMap|applyInPandas]GroupsWithState state, and
+ * transformWithState state variables and timers, see {@link TwsPartitionWriter}):
  * INSERT INTO / {@code append()} upsert by key, INSERT OVERWRITE / {@code overwrite(lit(true))}
  * replace the whole state, DELETE / UPDATE / MERGE rewrite it; each statement becomes one new
  * committed micro-batch of the checkpoint (see {@link StateWrite}). The table accepts any

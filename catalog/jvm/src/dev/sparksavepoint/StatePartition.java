@@ -40,13 +40,16 @@ final class StatePartition implements AutoCloseable {
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition) {
     StateStoreId id = new StateStoreId(plan.stateLocation(), spec.operatorId(), partition,
         spec.storeName());
+    ColumnFamilies families = spec.families();
     StateStoreProvider provider = StateStoreProvider.createAndInit(
         new StateStoreProviderId(id, plan.runId()), spec.keySchema(), spec.valueSchema(),
-        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), false, plan.storeConf(),
-        plan.hadoopConf(), false, Option.empty());
+        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, plan.storeConf(),
+        plan.hadoopConf(), false, families == null ? Option.empty()
+            : families.schemaProvider(plan.stateLocation(), plan.hadoopConf()));
     try {
       StateStore store = provider.getStore(plan.batchId() + 1,
           Option.apply(plan.uniqueId(spec, partition)), false, false);
+      if (families != null) families.register(store);
       return new StatePartition(spec, partition, provider, store);
     } catch (RuntimeException e) {
       provider.close();
@@ -76,6 +79,60 @@ final class StatePartition implements AutoCloseable {
     }
     for (UnsafeRow key : doomed) store.remove(key, CF);
     removed += doomed.size();
+  }
+
+  // ---- column families (transformWithState stores) ----
+
+  /** The stored value of {@code key} in column family {@code cf}, or null. */
+  UnsafeRow get(UnsafeRow key, String cf) {
+    return store.get(key, cf);
+  }
+
+  /** The values of a multi-valued (list) column family under {@code key}, copied. */
+  List<UnsafeRow> values(UnsafeRow key, String cf) {
+    List<UnsafeRow> values = new ArrayList<>();
+    scala.collection.Iterator<UnsafeRow> it = store.valuesIterator(key, cf);
+    while (it.hasNext()) values.add(it.next().copy());
+    return values;
+  }
+
+  /** Every key of column family {@code cf}, copied, each once (also for list families). */
+  List<UnsafeRow> keys(String cf) {
+    Set<UnsafeRow> keys = new java.util.LinkedHashSet<>();
+    boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
+    StateStoreIterator<UnsafeRowPair> it = multi ? store.iteratorWithMultiValues(cf)
+        : store.iterator(cf);
+    try {
+      while (it.hasNext()) {
+        UnsafeRow key = it.next().key();
+        if (!keys.contains(key)) keys.add(key.copy());
+      }
+    } finally {
+      it.close();
+    }
+    return new ArrayList<>(keys);
+  }
+
+  void put(UnsafeRow key, UnsafeRow value, String cf) {
+    store.put(key, value, cf);
+    upserted++;
+  }
+
+  /** Appends values to a list column family ({@code merge}, as ListState.appendList). */
+  void mergeList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+    upserted += values.size();
+  }
+
+  /** Replaces the values of a list column family under {@code key} (as ListState.put). */
+  void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+    upserted += values.size();
+  }
+
+  void remove(UnsafeRow key, String cf) {
+    store.remove(key, cf);
+    removed++;
   }
 
   /** Commits version N+2 and reports it. */

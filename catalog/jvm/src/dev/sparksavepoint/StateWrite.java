@@ -23,13 +23,21 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  */
 final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   private final WritePlan plan;
-  private final StateRowEncoder encoder;
+  private final String[] keyColumns;
+  private final DataWriterFactory writers;
   private final boolean replace;
   private CheckpointCommit transaction;
 
   StateWrite(WritePlan plan, StateRowEncoder encoder, boolean replace) {
+    this(plan, encoder.keyColumnNames(), new StatePartitionWriter.Factory(plan, encoder, replace),
+        replace);
+  }
+
+  /** A write whose rows are clustered by {@code keyColumns} and written by {@code writers}. */
+  StateWrite(WritePlan plan, String[] keyColumns, DataWriterFactory writers, boolean replace) {
     this.plan = plan;
-    this.encoder = encoder;
+    this.keyColumns = keyColumns;
+    this.writers = writers;
     this.replace = replace;
   }
 
@@ -41,7 +49,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public Distribution requiredDistribution() {
-    Expression[] keys = Arrays.stream(encoder.keyColumnNames())
+    Expression[] keys = Arrays.stream(keyColumns)
         .map(name -> Expressions.column(quoted(name))).toArray(Expression[]::new);
     return Distributions.clustered(keys);
   }
@@ -72,7 +80,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
     transaction = CheckpointCommit.begin(plan);
-    return new StatePartitionWriter.Factory(plan, encoder, replace);
+    return writers;
   }
 
   @Override

@@ -41,6 +41,12 @@ final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   public Write build() {
     SparkSession spark = SparkSession.active();
     WritePlan plan = WritePlan.prepare(spark, origin);
+    if (plan.variable() != null) {
+      TwsRowEncoder tws = TwsRowEncoder.create(plan, table, info.schema(),
+          spark.sessionState().conf().sessionLocalTimeZone());
+      return new StateWrite(plan, tws.keyColumnNames(),
+          new TwsPartitionWriter.Factory(plan, tws, replace), replace);
+    }
     StateRowEncoder encoder = StateRowEncoder.create(plan, table, info.schema(),
         spark.sessionState().conf().sessionLocalTimeZone());
     return new StateWrite(plan, encoder, replace);

@@ -41,7 +41,11 @@ final class UntouchedPartitions {
   private static PartitionCommit carryOver(WritePlan plan, Item item) {
     try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
       try {
-        if (item.clear()) store.removeAllBut(Set.of());
+        if (item.clear() && plan.variable() != null) {
+          TwsPartitionWriter.clear(plan, store);
+        } else if (item.clear()) {
+          store.removeAllBut(Set.of());
+        }
         return store.commit();
       } catch (RuntimeException e) {
         store.abort();

@@ -48,7 +48,7 @@ public final class WritePlan implements Serializable {
       "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
 
   /** Operator kinds whose single store can be written. */
-  static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate");
+  static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
 
   private final String checkpoint;
   private final String uid;
@@ -61,6 +61,8 @@ public final class WritePlan implements Serializable {
   /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
   private final HashMap<Long, String[][]> uniqueIds;
   private final String runId = UUID.randomUUID().toString();
+  /** The transformWithState variable (or timers) the write edits, or null. */
+  private TwsVariable variable;
 
   private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
       List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
@@ -83,6 +85,20 @@ public final class WritePlan implements Serializable {
    *     loaded at an older batch, SAVEPOINT_UNCOMMITTED_BATCH when the last batch is planned
    *     but not committed, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet.
    */
+  /** Refuses a write while a streaming query of this session runs on the checkpoint. */
+  private static void checkNotRunning(SparkSession spark, Checkpoint ckpt, Operator op,
+      TableOrigin origin) {
+    String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
+    for (var query : spark.streams().active()) {
+      if (query instanceof org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper w
+          && new org.apache.hadoop.fs.Path(w.streamingQuery().resolvedCheckpointRoot())
+              .toString().equals(target)) {
+        throw Errors.queryRunning(ckpt.location(), op.uid(), origin.state(),
+            query.name() == null ? query.id().toString() : query.name());
+      }
+    }
+  }
+
   public static WritePlan prepare(SparkSession spark, TableOrigin origin) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
@@ -91,6 +107,7 @@ public final class WritePlan implements Serializable {
     if (ckpt.lastPlanned() > last) {
       throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(), ckpt.lastPlanned());
     }
+    checkNotRunning(spark, ckpt, op, origin);
     if (origin.batchId() != last) {
       throw Errors.writeOldBatch(ckpt.location(), op.uid(), origin.state(), origin.batchId(), last);
     }
@@ -98,25 +115,30 @@ public final class WritePlan implements Serializable {
     List<StoreSpec> stores = new ArrayList<>();
     StoreSpec edited = null;
     for (Operator other : ckpt.operators(last)) {
-      if (other.kind().equals("tws")) {
-        throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "the checkpoint also"
-            + " holds transformWithState operator " + other.uid() + ", whose state a write cannot"
-            + " carry over yet.");
-      }
+      boolean tws = other.kind().equals("tws");
       List<String> names = other.storeNames();
       for (int i = 0; i < names.size(); i++) {
-        StoreSpec spec = storeSpec(ckpt.location(), other, names.get(i), i, last);
+        StoreSpec spec = tws
+            ? twsStoreSpec(ckpt.location(), other, names.get(i), i, last, hadoopConf)
+            : storeSpec(ckpt.location(), other, names.get(i), i, last);
         stores.add(spec);
-        if (other.id() == op.id() && names.get(i).equals(origin.ref().value())) edited = spec;
+        if (other.id() == op.id()
+            && names.get(i).equals(tws ? "default" : origin.ref().value())) {
+          edited = spec;
+        }
       }
     }
     if (edited == null) {
       throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
           + " listed in the operator metadata of batch " + last + ".");
     }
-    return new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited, stores,
-        storeConf(spark, ckpt.location(), last), hadoopConf,
+    WritePlan plan = new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited,
+        stores, storeConf(spark, ckpt.location(), last), hadoopConf,
         uniqueIds(ckpt, last));
+    if (edited.families() != null) {
+      plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
+    }
+    return plan;
   }
 
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
@@ -125,16 +147,12 @@ public final class WritePlan implements Serializable {
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "stream-stream join state is"
           + " read-only for now (its four stores must stay consistent with each other).");
     }
-    if (kind.equals("tws")) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing transformWithState"
-          + " state is not supported yet (column families, list counters, timers and TTL must be"
-          + " kept consistent).");
-    }
+    if (kind.equals("tws")) return; // per variable: TwsVariable.of
     if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing " + op.name()
           + " state is not supported yet; writable kinds: streaming aggregation (agg_N),"
           + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
-          + " (groupstate_N).");
+          + " (groupstate_N), transformWithState state variables and timers (tws_N).");
     }
   }
 
@@ -145,6 +163,19 @@ public final class WritePlan implements Serializable {
     return new StoreSpec(op.id(), store, op.numPartitions(),
         (StructType) source.apply("key").dataType(), (StructType) source.apply("value").dataType(),
         index);
+  }
+
+  /**
+   * A transformWithState store (RocksDB, one column family per state variable): opened with the
+   * grouping key and a void value as its default family, like the operator opens it, and with
+   * every column family of its state schema file registered.
+   */
+  private static StoreSpec twsStoreSpec(String path, Operator op, String store, int index,
+      long batchId, Configuration hadoopConf) {
+    ColumnFamilies families = ColumnFamilies.read(path, op, store, batchId, hadoopConf);
+    StructType dummy = new StructType().add("__dummy__", org.apache.spark.sql.types.NullType$.MODULE$);
+    return new StoreSpec(op.id(), store, op.numPartitions(), families.groupingKeySchema(), dummy,
+        index, families);
   }
 
   /**
@@ -220,6 +251,11 @@ public final class WritePlan implements Serializable {
 
   public StoreSpec edited() {
     return edited;
+  }
+
+  /** The transformWithState variable (or timers) the write edits; null for other state. */
+  TwsVariable variable() {
+    return variable;
   }
 
   public List<StoreSpec> stores() {
