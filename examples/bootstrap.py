@@ -8,6 +8,10 @@
    committed batch).
 3. The real streaming query restarts with new input and continues from the bootstrapped
    counts.
+4. A new checkpoint for the same query (say, after a code change that needs a fresh
+   checkpointLocation): an empty savepoint shaped like the old checkpoint, bootstrapped with the
+   old state by one INSERT, is where the new run starts; it reads only input after the old
+   query's position.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from sql_ext import attach
+from sql_ext import attach, create_savepoint
 
 
 def main(root: Path) -> None:
@@ -48,6 +52,16 @@ def main(root: Path) -> None:
     assert output["spark"] == (42, 210), output  # 40 from history + 1 today + 1 new
     assert output["state"] == (8, 40), output
     print(f"checkpoint: {checkpoint}")
+
+    new_checkpoint = root / "checkpoint-v2"
+    print(create_savepoint(spark, str(new_checkpoint), like=str(checkpoint)))
+    attach(spark, str(new_checkpoint), "v2")
+    spark.sql("INSERT INTO v2.agg_0.default SELECT * FROM savepoint.agg_0.default")
+    write_events(events, ["state"])
+    output = run_word_count(spark, events, new_checkpoint)
+    print(f"new checkpoint's first output: {output}")
+    assert output == {"state": (9, 45)}, output  # continues from the migrated count
+    print(f"new checkpoint: {new_checkpoint}")
     spark.stop()
 
 

@@ -106,6 +106,22 @@ def _conf(args: argparse.Namespace) -> int:
     return 0
 
 
+def _create(args: argparse.Namespace) -> int:
+    from pyspark.sql import SparkSession
+
+    from sql_ext.empty import create_savepoint
+    from sql_ext.session import session
+
+    running = SparkSession.getActiveSession()
+    spark = session(master=args.master)
+    try:
+        print(create_savepoint(spark, args.target, args.like))
+    finally:
+        if running is None:
+            spark.stop()
+    return 0
+
+
 def _thriftserver(args: argparse.Namespace) -> int:
     from sql_ext.thrift import serve
 
@@ -170,6 +186,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="submit: --conf k=v lines; defaults: spark-defaults.conf lines",
     )  # fmt: skip
     conf.set_defaults(run=_conf)
+
+    create = sub.add_parser(
+        "create", help="create an empty savepoint shaped like a checkpoint, to bootstrap with INSERT")
+    create.add_argument("target", help="new folder (must not exist or be empty)")
+    create.add_argument("--like", required=True, metavar="CHECKPOINT",
+                        help="checkpoint of the same query: operators, schemas, source positions")
+    create.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    create.set_defaults(run=_create)
 
     _add_thriftserver(sub)
     return parser

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from catalog.errors import JvmPieceMissing, from_java
 from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
+from sql_ext.empty import create_savepoint
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -44,11 +45,13 @@ def session(
     path: str | None = None,
     catalog: str = DEFAULT_CATALOG,
     master: str | None = None,
+    like: str | None = None,
     **conf: str,
 ) -> SparkSession:
     """A SparkSession with the checkpoint at ``path`` attached as ``catalog``.
 
-    Extra Spark settings go in ``conf`` (pass dotted keys with ``**{"spark.x": "y"}``). When a
+    With ``like``, a missing ``path`` is first created as an empty savepoint shaped like that
+    checkpoint (see :func:`sql_ext.create_savepoint`). Extra Spark settings go in ``conf`` (pass dotted keys with ``**{"spark.x": "y"}``). When a
     session is already running it is reused and the checkpoint attached to it; that session must
     have been started with the spark-savepoint jar on its driver classpath.
     """
@@ -57,7 +60,7 @@ def session(
     active = SparkSession.getActiveSession()
     if active is not None:
         if path is not None:
-            attach(active, path, catalog)
+            attach(active, path, catalog, like=like)
         return active
     builder = SparkSession.builder.appName("spark-savepoint")
     builder = builder.master(master or "local[*]")
@@ -65,6 +68,7 @@ def session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
+        _create_if_missing(spark, path, like)
         _check_checkpoint(spark, path)
     return spark
 
@@ -81,13 +85,26 @@ def _merge(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
     return merged
 
 
-def attach(spark: SparkSession, path: str, catalog: str = DEFAULT_CATALOG) -> None:
+def attach(
+    spark: SparkSession, path: str, catalog: str = DEFAULT_CATALOG, like: str | None = None
+) -> None:
     """Attach the checkpoint at ``path`` to a running session as ``catalog`` (replacing what
-    that name pointed at before)."""
+    that name pointed at before); with ``like``, create it first as an empty savepoint when
+    missing."""
     _require_jar(spark)
+    _create_if_missing(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():
         spark.conf.set(key, value)
     _check_checkpoint(spark, path)
+
+
+def _create_if_missing(spark: SparkSession, path: str, like: str | None) -> None:
+    if like is None:
+        return
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
+    if not jvm.dev.sparksavepoint.Checkpoint.exists(str(path), hadoop_conf):
+        create_savepoint(spark, path, like)
 
 
 def _require_jar(spark: SparkSession) -> None:

@@ -65,3 +65,16 @@ def test_sql_views_match_the_thrift_server_layout(checkpoints, tmp_path) -> None
     assert "agg_0_default" in lines and "metadata" in lines, lines
     assert "2024-01-01 10:00:00\talice\t2" in lines, lines
     assert "3" in lines, lines
+
+
+def test_create_makes_an_empty_savepoint(spark, checkpoints, capsys, tmp_path) -> None:
+    target = tmp_path / "v2"
+    template = checkpoints[("agg", "hdfs")].checkpoint
+    assert main(["create", str(target), "--like", str(template)]) == 0
+    assert "committed batch 0 holds empty state" in capsys.readouterr().out
+    assert (target / "commits" / "0").is_file()
+    # the shared session is still usable afterwards
+    assert spark.range(1).count() == 1
+    # a second create into the now non-empty folder is refused with an actionable message
+    assert main(["create", str(target), "--like", str(template)]) == 1
+    assert "SAVEPOINT_TARGET_NOT_EMPTY" in capsys.readouterr().err

@@ -50,6 +50,16 @@ public final class Checkpoint {
     this.offsets = listLog("offsets");
   }
 
+  /** True when {@code location} holds a checkpoint's commit log. */
+  public static boolean exists(String location, Configuration hadoopConf) {
+    try {
+      Path root = new Path(location);
+      return root.getFileSystem(hadoopConf).exists(new Path(root, "commits"));
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+  }
+
   /** Opens a checkpoint folder, failing with an actionable error when it is not one. */
   public static Checkpoint open(String location, Configuration hadoopConf) {
     try {

@@ -13,6 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -67,13 +69,22 @@ final class CheckpointCommit {
     try {
       Path root = new Path(plan.checkpoint());
       FileSystem fs = root.getFileSystem(plan.hadoopConf());
-      removeUncommittedVersions(fs, new Path(root, "state"), plan.batchId() + 1);
+      removeUncommittedVersions(unchecksummed(fs), new Path(root, "state"), plan.batchId() + 1);
       Set<String> listing = new HashSet<>();
-      list(fs, new Path(root, "state"), listing);
+      list(unchecksummed(fs), new Path(root, "state"), listing);
       return new CheckpointCommit(plan, fs, listing);
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "list the state folder", e);
     }
+  }
+
+  /**
+   * The file system underneath a checksummed one (the local file system): its listings show
+   * the {@code .crc} files that a checksummed listing hides, so a clean-up sees and removes a
+   * checksum whose data file is already gone.
+   */
+  private static FileSystem unchecksummed(FileSystem fs) {
+    return fs instanceof ChecksumFileSystem checksummed ? checksummed.getRawFileSystem() : fs;
   }
 
   /**
@@ -97,7 +108,7 @@ final class CheckpointCommit {
       }
       Matcher m = VERSION_FILE.matcher(name);
       if (m.matches() && Long.parseLong(m.group(1)) > lastVersion) {
-        fs.delete(status.getPath(), false); // a checksummed file system drops the .crc too
+        fs.delete(status.getPath(), false);
       }
     }
   }
@@ -152,14 +163,15 @@ final class CheckpointCommit {
 
   /** Deletes what is under state/ now but was not before the write; true when it found any. */
   private boolean removeCreated() throws IOException {
+    FileSystem files = unchecksummed(fs);
     Set<String> after = new HashSet<>();
-    list(fs, new Path(root, "state"), after);
+    list(files, new Path(root, "state"), after);
     List<String> created = new ArrayList<>(after);
     created.removeAll(before);
     created.sort(null);
     for (String path : created) {
       Path p = new Path(path);
-      if (fs.exists(p)) fs.delete(p, true);
+      if (files.exists(p)) files.delete(p, true);
     }
     return !created.isEmpty();
   }
@@ -194,6 +206,11 @@ final class CheckpointCommit {
   }
 
   private byte[] read(Path file) throws IOException {
+    return readAll(fs, file);
+  }
+
+  /** The whole content of a (small, log or metadata) file. */
+  static byte[] readAll(FileSystem fs, Path file) throws IOException {
     try (InputStream in = fs.open(file)) {
       ByteArrayOutputStream out = new ByteArrayOutputStream();
       in.transferTo(out);
@@ -204,8 +221,13 @@ final class CheckpointCommit {
   /** Writes a new log file atomically; fails when it already exists (a concurrent writer). */
   private void write(Path file, byte[] bytes) throws IOException {
     if (fs.exists(file)) throw Errors.concurrentWrite(plan.checkpoint(), file.toString());
-    CheckpointFileManager manager = CheckpointFileManager.create(file.getParent(),
-        plan.hadoopConf());
+    writeAtomically(file, bytes, plan.hadoopConf());
+  }
+
+  /** Writes a file through Spark's checkpoint file manager: visible complete or not at all. */
+  static void writeAtomically(Path file, byte[] bytes, Configuration conf) throws IOException {
+    CheckpointFileManager manager = CheckpointFileManager.create(file.getParent(), conf);
+    if (!manager.exists(file.getParent())) manager.mkdirs(file.getParent());
     CheckpointFileManager.CancellableFSDataOutputStream out = manager.createAtomic(file, false);
     try {
       out.write(bytes);

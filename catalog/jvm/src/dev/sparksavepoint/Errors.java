@@ -216,4 +216,22 @@ public final class Errors {
         "SAVEPOINT_WRITE_FAILED",
         "Could not " + what + " in checkpoint '" + path + "': " + cause.getMessage());
   }
+
+  // ---- empty savepoints ----
+
+  public static RuntimeException targetNotEmpty(String target, String template) {
+    return analysis(
+        "SAVEPOINT_TARGET_NOT_EMPTY",
+        "Cannot create an empty savepoint like '" + template + "' in '" + target + "': the"
+            + " target exists and is not an empty folder. Choose a new folder (it is created)"
+            + " or empty this one; nothing was written.");
+  }
+
+  public static RuntimeException templateUnsupported(String template, String target,
+      String why) {
+    return analysis(
+        "SAVEPOINT_TEMPLATE_UNSUPPORTED",
+        "Cannot create an empty savepoint in '" + target + "' like '" + template + "': " + why
+            + " Nothing was written.");
+  }
 }

@@ -32,6 +32,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
   private String initialPath;
+  private String initialLike;
   /** The checkpoint of the last call (error messages). */
   private String path;
 
@@ -39,6 +40,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   public void initialize(String name, CaseInsensitiveStringMap options) {
     this.name = name;
     this.initialPath = options.get("path");
+    this.initialLike = options.get("like");
   }
 
   @Override
@@ -51,8 +53,13 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
    * looked up in the session conf each time, so re-attaching a catalog name takes effect at once.
    */
   public Checkpoint checkpoint() {
-    path = SparkSession.active().conf().get("spark.sql.catalog." + name + ".path", initialPath);
+    SparkSession spark = SparkSession.active();
+    path = spark.conf().get("spark.sql.catalog." + name + ".path", initialPath);
     if (path == null || path.isBlank()) throw Errors.pathNotSet(name);
+    String like = spark.conf().get("spark.sql.catalog." + name + ".like", initialLike);
+    if (like != null && !like.isBlank() && !Checkpoint.exists(path, hadoopConf())) {
+      EmptySavepoint.create(spark, path, like);
+    }
     return Checkpoint.open(path, hadoopConf());
   }
 

@@ -31,11 +31,28 @@ final class UntouchedPartitions {
         }
       }
     }
+    return run(plan, items, "savepoint: commit untouched state partitions of " + plan.uid()
+        + "." + plan.state());
+  }
+
+  /** Commits the next version of every store partition of {@code plan}, unchanged. */
+  static List<PartitionCommit> commitAll(WritePlan plan, String description) {
+    List<Item> items = new ArrayList<>();
+    for (StoreSpec spec : plan.stores()) {
+      for (int p = 0; p < spec.numPartitions(); p++) items.add(new Item(spec, p, false));
+    }
+    return run(plan, items, description);
+  }
+
+  private static List<PartitionCommit> run(WritePlan plan, List<Item> items, String description) {
     if (items.isEmpty()) return List.of();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
-    sc.setJobDescription("savepoint: commit untouched state partitions of " + plan.uid() + "."
-        + plan.state());
-    return sc.parallelize(items, items.size()).map(item -> carryOver(plan, item)).collect();
+    sc.setJobDescription(description);
+    try {
+      return sc.parallelize(items, items.size()).map(item -> carryOver(plan, item)).collect();
+    } finally {
+      sc.setJobDescription(null);
+    }
   }
 
   private static PartitionCommit carryOver(WritePlan plan, Item item) {

@@ -141,6 +141,25 @@ public final class WritePlan implements Serializable {
     return plan;
   }
 
+  /**
+   * The plan that gives every store of {@code template}'s operators (as of batch {@code n}) an
+   * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0.
+   */
+  static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    List<StoreSpec> stores = new ArrayList<>();
+    for (Operator op : template.operators(n)) {
+      List<String> names = op.storeNames();
+      for (int i = 0; i < names.size(); i++) {
+        stores.add(op.kind().equals("tws")
+            ? twsStoreSpec(template.location(), op, names.get(i), i, n, hadoopConf)
+            : storeSpec(template.location(), op, names.get(i), i, n));
+      }
+    }
+    return new WritePlan(target, "*", "*", -1, null, stores,
+        storeConf(spark, template.location(), n), hadoopConf, null);
+  }
+
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
     String kind = op.kind();
     if (kind.equals("join")) {

@@ -1,0 +1,35 @@
+"""Empty savepoints: a new checkpoint folder shaped like an existing query's checkpoint, with
+empty state, ready to be bootstrapped with INSERT and then started by a new run of the query.
+
+Example::
+
+    from sql_ext import create_savepoint, session
+    spark = session()
+    create_savepoint(spark, "/savepoints/orders-v2", like="/checkpoints/orders")
+    spark.sql("INSERT INTO savepoint.agg_0.default SELECT user, count(*), sum(amount) ...")
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from catalog.errors import from_java
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
+    """Create the empty savepoint ``target`` with the operator layout, state schemas, shuffle
+    partitions, provider and source positions of the last committed batch of checkpoint
+    ``like``; returns a one-line summary.
+
+    ``target`` must not exist or be an empty folder. Its only committed batch (0) holds empty
+    state in every store; a query started on it reads input after ``like``'s position.
+    """
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    try:
+        return str(jvm.dev.sparksavepoint.EmptySavepoint.create(
+            spark._jsparkSession, str(target), str(like)))  # type: ignore[attr-defined]
+    except Exception as error:
+        raise from_java(error) from None
