@@ -32,9 +32,10 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * <p>Writable (aggregation, dropDuplicates, [flatMap|applyInPandas]GroupsWithState state, and
  * transformWithState state variables and timers, see {@link TwsPartitionWriter}):
  * INSERT INTO / {@code append()} upsert by key, INSERT OVERWRITE / {@code overwrite(lit(true))}
- * replace the whole state, DELETE / UPDATE / MERGE rewrite it; each statement becomes one new
- * committed micro-batch of the checkpoint (see {@link StateWrite}). The table accepts any
- * schema so that Spark inserts no silent casts: {@link IncomingColumns} checks the columns.
+ * replace the whole state, DELETE rewrites it; each statement becomes one new committed
+ * micro-batch of the checkpoint (see {@link StateWrite}). The table accepts any schema so that
+ * Spark inserts no silent casts: {@link IncomingColumns} checks the columns. (Spark skips the
+ * assignment alignment of UPDATE and MERGE for such tables, so those two are not available.)
  */
 public final class FlatStateTable
     implements Table, SupportsRead, SupportsWrite, SupportsRowLevelOperations {

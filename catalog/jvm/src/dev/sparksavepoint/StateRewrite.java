@@ -7,7 +7,7 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * DELETE, UPDATE and MERGE on a state table, as copy-on-write: Spark reads the current state
+ * DELETE on a state table, as copy-on-write: Spark reads the current state
  * through the table's own scan, applies the statement, and hands every remaining row to a
  * replacing write. The write then stores only the difference (removed keys and changed values;
  * unchanged keys are not rewritten), as one new batch.

@@ -10,8 +10,7 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Builds the write of one state table: an upsert by key (INSERT INTO, {@code append()}), or,
  * after {@link #truncate}, a replace of the table's whole content (INSERT OVERWRITE,
- * {@code overwrite(lit(true))}, and the copy-on-write rewrite Spark runs for DELETE / UPDATE /
- * MERGE). Everything that can be checked without the data is checked here, before any task
+ * {@code overwrite(lit(true))}, and the copy-on-write rewrite Spark runs for DELETE). Everything that can be checked without the data is checked here, before any task
  * runs: the checkpoint's state, the state kind, the given columns and their types.
  */
 final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
