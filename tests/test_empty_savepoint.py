@@ -8,6 +8,7 @@ default restart wave (alice: apple 1 at 10:07 and pear 7; dave: plum 8).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,10 @@ def test_bootstrapped_empty_savepoint_starts_the_query(spark, checkpoints, tmp_p
 
 def test_transform_with_state_bootstrap(spark, checkpoints, tmp_path: Path) -> None:
     query = empty_like(spark, checkpoints, tmp_path, "tws", "rocksdb")
+    metadata = (query.checkpoint / "state" / "0" / "_metadata" / "v2" / "0").read_text()
+    schema_files = re.findall(r'"stateSchemaFilePaths":\["([^"]+)"', metadata)
+    assert schema_files and all(f.startswith(f"file:{query.checkpoint}/state/0/_stateSchema/")
+                                for f in schema_files), metadata  # its own, not the template's
     for name in ("count", "history", "items", "timers"):
         assert spark.table(f"{CATALOG}.tws_0.{name}").count() == 0
     spark.sql(f"INSERT INTO {CATALOG}.tws_0.count VALUES ('alice', 100), ('zed', 7)")

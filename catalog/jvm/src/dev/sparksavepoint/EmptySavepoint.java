@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -37,6 +38,12 @@ public final class EmptySavepoint {
   /** Store data files of any version (and their checksums); never copied. */
   private static final Pattern STORE_DATA =
       Pattern.compile("\\.*\\d+(_[^.]*)?\\.(delta|snapshot|zip|changelog)(\\..*)?");
+
+  /**
+   * A schema file URI in operator metadata v2, up to the operator id (group 1): rewritten to the
+   * target's state folder, also when the template was itself copied from elsewhere.
+   */
+  private static final Pattern SCHEMA_FILE = Pattern.compile("\"[^\"]*/(\\d+)/_stateSchema/");
 
   private EmptySavepoint() {}
 
@@ -94,12 +101,11 @@ public final class EmptySavepoint {
     if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
     Path state = new Path(from.root(), "state");
     if (!src.exists(state)) return;
-    String fromState = src.makeQualified(state).toString();
     String toState = fs.makeQualified(new Path(root, "state")).toString();
     for (FileStatus op : src.listStatus(state)) {
       if (!op.isDirectory() || !op.getPath().getName().matches("\\d+")) continue;
       copyMetadata(src, op.getPath(), fs, new Path(new Path(root, "state"), op.getPath().getName()),
-          n, fromState, toState, conf);
+          n, toState, conf);
     }
   }
 
@@ -109,7 +115,7 @@ public final class EmptySavepoint {
    * {@code _metadata} schema files.
    */
   private static void copyMetadata(FileSystem src, Path from, FileSystem fs, Path to, long n,
-      String fromState, String toState, Configuration conf) throws IOException {
+      String toState, Configuration conf) throws IOException {
     for (FileStatus entry : src.listStatus(from)) {
       Path path = entry.getPath();
       String name = path.getName();
@@ -117,13 +123,14 @@ public final class EmptySavepoint {
       if (name.equals("v2") && entry.isDirectory()) {
         Path latest = latestAtOrBefore(src, path, n);
         if (latest != null) {
-          String text = new String(CheckpointCommit.readAll(src, latest), StandardCharsets.UTF_8)
-              .replace(fromState + "/", toState + "/");
+          String text = SCHEMA_FILE.matcher(
+              new String(CheckpointCommit.readAll(src, latest), StandardCharsets.UTF_8))
+              .replaceAll(Matcher.quoteReplacement("\"" + toState + "/") + "$1/_stateSchema/");
           CheckpointCommit.writeAtomically(new Path(dest, "0"),
               text.getBytes(StandardCharsets.UTF_8), conf);
         }
       } else if (entry.isDirectory()) {
-        if (!name.equals("SSTs")) copyMetadata(src, path, fs, dest, n, fromState, toState, conf);
+        if (!name.equals("SSTs")) copyMetadata(src, path, fs, dest, n, toState, conf);
       } else if (!STORE_DATA.matcher(name).matches() && isMetadata(path)) {
         FileUtil.copy(src, path, fs, dest, false, conf);
       }
