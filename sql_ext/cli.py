@@ -64,6 +64,8 @@ def _sql(args: argparse.Namespace) -> int:
         catalogs = _parse_catalogs(paths, args.catalog)
         extra += ["-i", _views_init_file(catalogs)]
         paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
+    if args.force:
+        extra += ["--conf", "spark.savepoint.write.force=true"]
     if args.execute:
         extra += ["-e", args.execute]
     if args.file:
@@ -122,6 +124,33 @@ def _create(args: argparse.Namespace) -> int:
     return 0
 
 
+def _recover(args: argparse.Namespace) -> int:
+    from pyspark.sql import SparkSession
+
+    from sql_ext.edits import recover
+    from sql_ext.session import session
+
+    running = SparkSession.getActiveSession()
+    spark = session(master=args.master)
+    try:
+        print(recover(spark, args.path, force=args.force))
+    finally:
+        if running is None:
+            spark.stop()
+    return 0
+
+
+def _add_recover(sub: argparse._SubParsersAction) -> None:
+    recover = sub.add_parser(
+        "recover", help="complete the batch an interrupted edit left uncommitted, without it")
+    recover.add_argument("path", metavar="PATH", help="checkpoint folder")
+    recover.add_argument("--force", action="store_true",
+                         help="also when the interrupted writer ran on another host: you know"
+                         " it has stopped")
+    recover.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    recover.set_defaults(run=_recover)
+
+
 def _thriftserver(args: argparse.Namespace) -> int:
     from sql_ext.thrift import serve
 
@@ -176,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also create the Thrift server's flat views: database NAME with <uid>_<state> "
         "views, the catalog then named NAME_catalog",
     )  # fmt: skip
+    sql.add_argument(
+        "--force", action="store_true",
+        help="write even when the checkpoint's query looks alive (you know it has stopped)")
     sql.set_defaults(run=_sql)
 
     conf = sub.add_parser("conf", help="print the settings for spark-submit / spark-defaults")
@@ -195,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     create.set_defaults(run=_create)
 
+    _add_recover(sub)
     _add_thriftserver(sub)
     return parser
 

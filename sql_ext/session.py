@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from catalog.errors import JvmPieceMissing, from_java
-from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, jar_path
+from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, QUERY_LISTENER_CLASS, jar_path
 from sql_ext.empty import create_savepoint
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[
         "spark.driver.extraClassPath": jar,
         "spark.jars": jar,
         "spark.sql.extensions": EXTENSIONS_CLASS,
+        # lets an edit tell that this driver's own streaming query has stopped
+        "spark.sql.streaming.streamingQueryListeners": QUERY_LISTENER_CLASS,
     }
     if path is not None:
         conf.update(catalog_conf(path, catalog))
@@ -73,7 +75,12 @@ def session(
     return spark
 
 
-_LIST_SETTINGS = {"spark.sql.extensions": ",", "spark.jars": ",", "spark.driver.extraClassPath": ":"}
+_LIST_SETTINGS = {
+    "spark.sql.extensions": ",",
+    "spark.sql.streaming.streamingQueryListeners": ",",
+    "spark.jars": ",",
+    "spark.driver.extraClassPath": ":",
+}
 
 
 def _merge(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:

@@ -185,6 +185,22 @@ public final class Checkpoint {
     }
   }
 
+  /** The batch timestamp (epoch ms) offsets/{batchId} records; -1 when unreadable. */
+  public long batchTimestampMs(long batchId) {
+    JsonNode metadata = offsetMetadata(batchId);
+    return metadata == null ? -1 : metadata.path("batchTimestampMs").asLong(-1);
+  }
+
+  /** The streaming query's id from the checkpoint's metadata file, or null. */
+  public java.util.UUID queryId() {
+    try (BufferedReader reader = new BufferedReader(new InputStreamReader(
+        fs.open(new Path(root, "metadata")), StandardCharsets.UTF_8))) {
+      return java.util.UUID.fromString(JSON.readTree(reader.readLine()).path("id").asText());
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
   /** The stateful operators of the query as of {@code batchId}, ordered by operator id. */
   public List<Operator> operators(long batchId) {
     List<Operator> operators = new ArrayList<>();

@@ -4,43 +4,65 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
+import org.apache.hadoop.fs.CreateFlag;
+import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileContext;
+import org.apache.hadoop.fs.Options;
+import org.apache.hadoop.fs.UnsupportedFileSystemException;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SparkContext;
 import org.apache.spark.SparkExecutorInfo;
-import org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager;
+import org.apache.spark.sql.execution.streaming.state.StateStoreId;
 
 /**
  * The driver side of a write's transaction on the checkpoint folder (Hadoop FileSystem API
- * only). {@link #begin} records which state files exist; once every store partition has
- * version N+2, {@link #finish} writes offsets/N+1 (a copy of offsets/N: same source offsets, so
- * no input is lost or read twice) and then, last, commits/N+1 (a copy of commits/N, with the new
- * state checkpoint ids for format v2). {@link #rollback} removes every state file the write
- * created, leaving the folder as it was. Files of committed batches are never modified; files of
- * uncommitted versions (a killed write's) are removed by {@link #begin}.
+ * only), N being the last committed batch and b = N+1:
+ *
+ * <ol>
+ *   <li>{@link #begin}: claim batch b ({@link EditClaim}: a claim file of this writer's own,
+ *       then offsets/b, fail-if-exists). From here on no other writer, and no running query,
+ *       writes state version N+2 of this checkpoint. Snapshots of versions after N+1 (no commit
+ *       refers to them; they would outrank the new version) are removed;
+ *   <li>the write's tasks commit state version N+2 of every store partition, through Spark's
+ *       own state store providers (files named by Spark, written as temporary files and renamed);
+ *   <li>{@link #finish}: commits/b (a copy of commits/N, with the new state checkpoint ids for
+ *       format v2), fail-if-exists, written last: the edit becomes visible at once or not at all.
+ * </ol>
+ *
+ * {@link #rollback} undoes a write that did not commit: it removes the version N+2 files that
+ * appeared in the write's store partitions while this writer held the claim (so created by
+ * it), then releases the claim. Files of committed batches are never modified or removed. A
+ * write killed at any point leaves either commits/b (the whole edit) or no commits/b (none of
+ * it): the restarted query re-runs batch b without input, overwriting every version N+2 file,
+ * and the next write recovers the batch the same way ({@link InterruptedEdit}).
  */
 final class CheckpointCommit {
   /**
    * A store file of one version, as HDFS-backed and RocksDB stores name them ({@code 5.delta},
-   * {@code 5.snapshot}, {@code 5.zip}, {@code 5.changelog}, {@code 5_<checkpointId>.zip}), and
-   * their temporary files ({@code .5.delta.<uuid>.TID7.tmp}). Group 1 is the version.
+   * {@code 5.snapshot}, {@code 5.zip}, {@code 5.changelog}, {@code 5_<checkpointId>.zip}), their
+   * checksums ({@code .5.delta.crc}) and temporary files ({@code .5.delta.<uuid>.TID7.tmp}).
+   * Group 1 is the version, group 3 the kind.
    */
   private static final Pattern VERSION_FILE =
       Pattern.compile("\\.*(\\d+)(_[^.]*)?\\.(delta|snapshot|zip|changelog)(\\..*)?");
-  /** Folders under state/ that hold no versioned store files. */
-  private static final Set<String> NOT_STORE_FOLDERS = Set.of("_metadata", "_stateSchema", "SSTs");
 
   /** How long a rollback waits for the write's remaining tasks to end. */
   static final long TASK_WAIT_MS = 60_000;
@@ -51,30 +73,59 @@ final class CheckpointCommit {
   private final WritePlan plan;
   private final FileSystem fs;
   private final Path root;
+  private final EditClaim claim;
+  /** Version N+2 files in the write's store partitions before the write (normally none). */
   private final Set<String> before;
-  private boolean offsetsWritten;
+  /** Set when commits/N+1 turned out to exist: a query re-ran and committed the batch. */
+  private boolean committedByOther;
 
-  private CheckpointCommit(WritePlan plan, FileSystem fs, Set<String> before) {
+  private CheckpointCommit(WritePlan plan, FileSystem fs, EditClaim claim, Set<String> before) {
     this.plan = plan;
     this.fs = fs;
     this.root = new Path(plan.checkpoint());
+    this.claim = claim;
     this.before = before;
   }
 
   /**
-   * Removes the leftovers of an earlier write that was killed before commits/N+1, then lists
-   * the state folder before anything is written.
+   * Claims batch N+1 and plans it (offsets/N+1), removes snapshots of uncommitted versions and
+   * lists the version N+2 files already present. {@code planned}: offsets/N+1 exists already
+   * (an interrupted edit's, taken over by {@link InterruptedEdit}).
    */
-  static CheckpointCommit begin(WritePlan plan) {
+  static CheckpointCommit begin(WritePlan plan, String what, boolean planned) {
+    return begin(plan, what, planned, false);
+  }
+
+  /** {@link #begin}; {@code overrideRivals}: ignore other claims (recover --force). */
+  static CheckpointCommit begin(WritePlan plan, String what, boolean planned,
+      boolean overrideRivals) {
+    EditClaim claim = EditClaim.take(plan, what, overrideRivals);
+    if (planned) {
+      claim.adoptPlannedBatch();
+    } else {
+      claim.planBatch(plan.hadoopConf());
+    }
     try {
-      Path root = new Path(plan.checkpoint());
-      FileSystem fs = root.getFileSystem(plan.hadoopConf());
-      removeUncommittedVersions(unchecksummed(fs), new Path(root, "state"), plan.batchId() + 1);
-      Set<String> listing = new HashSet<>();
-      list(unchecksummed(fs), new Path(root, "state"), listing);
-      return new CheckpointCommit(plan, fs, listing);
-    } catch (IOException e) {
-      throw Errors.writeFailed(plan.checkpoint(), "list the state folder", e);
+      FileSystem fs = new Path(plan.checkpoint()).getFileSystem(plan.hadoopConf());
+      FileSystem raw = unchecksummed(fs);
+      long version = plan.batchId() + 2;
+      Set<String> before = new HashSet<>();
+      for (Path dir : storeFolders(plan)) {
+        for (FileStatus file : listFiles(raw, dir)) {
+          long v = versionOf(file.getPath().getName(), false);
+          if (v > version - 1 && isSnapshot(file.getPath().getName())) {
+            raw.delete(file.getPath(), false);
+          } else if (v == version) {
+            before.add(file.getPath().toString());
+          }
+        }
+      }
+      return new CheckpointCommit(plan, fs, claim, before);
+    } catch (IOException | RuntimeException e) {
+      claim.release();
+      throw e instanceof IOException io
+          ? Errors.writeFailed(plan.checkpoint(), "list the state folder", io)
+          : (RuntimeException) e;
     }
   }
 
@@ -87,93 +138,108 @@ final class CheckpointCommit {
     return fs instanceof ChecksumFileSystem checksummed ? checksummed.getRawFileSystem() : fs;
   }
 
-  /**
-   * Deletes store files of versions after {@code lastVersion} (N+1, the state of the last
-   * committed batch N): no commit refers to them, and the write is about to commit its own
-   * version N+2. Only a write killed before writing offsets/N+1 leaves them (a query stopped
-   * mid-batch leaves offsets/N+1, and then no write starts). A leftover changelog or delta would
-   * be overwritten anyway, but a leftover snapshot ({@code N+2.zip}, {@code N+2.snapshot}) would
-   * outrank the new version.
-   */
-  private static void removeUncommittedVersions(FileSystem fs, Path dir, long lastVersion)
-      throws IOException {
-    if (!fs.exists(dir)) return;
-    for (FileStatus status : fs.listStatus(dir)) {
-      String name = status.getPath().getName();
-      if (status.isDirectory()) {
-        if (!NOT_STORE_FOLDERS.contains(name)) {
-          removeUncommittedVersions(fs, status.getPath(), lastVersion);
-        }
-        continue;
-      }
-      Matcher m = VERSION_FILE.matcher(name);
-      if (m.matches() && Long.parseLong(m.group(1)) > lastVersion) {
-        fs.delete(status.getPath(), false);
+  /** The folder of every store partition the write commits. */
+  private static List<Path> storeFolders(WritePlan plan) {
+    List<Path> folders = new ArrayList<>();
+    for (StoreSpec spec : plan.stores()) {
+      for (int p = 0; p < spec.numPartitions(); p++) {
+        folders.add(new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
+            spec.storeName()).storeCheckpointLocation().toString()));
       }
     }
+    return folders;
   }
 
-  private static void list(FileSystem fs, Path dir, Set<String> out) throws IOException {
-    if (!fs.exists(dir)) return;
-    for (FileStatus status : fs.listStatus(dir)) {
-      out.add(status.getPath().toString());
-      if (status.isDirectory()) list(fs, status.getPath(), out);
+  private static List<FileStatus> listFiles(FileSystem fs, Path dir) throws IOException {
+    List<FileStatus> files = new ArrayList<>();
+    try {
+      for (FileStatus status : fs.listStatus(dir)) {
+        if (status.isFile()) files.add(status);
+      }
+    } catch (FileNotFoundException e) {
+      // a partition folder the write has not created (yet)
     }
+    return files;
   }
 
-  /** Writes offsets/N+1 then commits/N+1: the edit becomes batch N+1. */
+  /** The version a store file belongs to, or -1; {@code dataOnly}: not checksums/temporaries. */
+  static long versionOf(String name, boolean dataOnly) {
+    Matcher m = VERSION_FILE.matcher(name);
+    if (!m.matches() || (dataOnly && (name.startsWith(".") || m.group(4) != null))) return -1;
+    return Long.parseLong(m.group(1));
+  }
+
+  private static boolean isSnapshot(String name) {
+    Matcher m = VERSION_FILE.matcher(name);
+    return m.matches() && (m.group(3).equals("zip") || m.group(3).equals("snapshot"));
+  }
+
+  /** Writes commits/N+1, last: the edit becomes batch N+1. */
   void finish(List<PartitionCommit> commits) {
     long n = plan.batchId();
     String next = Long.toString(n + 1);
+    CrashPoint.reach("state-committed");
     try {
-      byte[] offsets = read(new Path(new Path(root, "offsets"), Long.toString(n)));
-      write(new Path(new Path(root, "offsets"), next), offsets);
-      offsetsWritten = true;
       byte[] commit = read(new Path(new Path(root, "commits"), Long.toString(n)));
       if (plan.hasUniqueIds()) commit = withUniqueIds(commit, commits);
-      write(new Path(new Path(root, "commits"), next), commit);
+      writeAtomically(new Path(new Path(root, "commits"), next), commit, plan.hadoopConf());
+    } catch (FileAlreadyExistsException e) {
+      committedByOther = true;
+      // Only a query started during the edit re-runs batch N+1 and commits it: its state files
+      // are now committed; none of them may be removed.
+      throw Errors.concurrentWrite(plan.checkpoint(), n + 1, "a streaming query started on the"
+          + " checkpoint during the edit re-ran and committed batch " + next + "; the edit is"
+          + " not applied. Stop the query before editing");
     } catch (IOException e) {
-      throw Errors.writeFailed(plan.checkpoint(), "write offsets/" + next + " and commits/"
-          + next, e);
+      throw Errors.writeFailed(plan.checkpoint(), "write commits/" + next, e);
     }
+    CrashPoint.reach("committed");
   }
 
   /**
-   * Removes what the write created: new state files and folders, and offsets/N+1. First waits
-   * (at most {@link #TASK_WAIT_MS}) for running tasks to end: when one task fails, Spark aborts
-   * the job while the other tasks may still be committing their partition.
+   * Undoes a write that did not commit: first waits (at most {@link #TASK_WAIT_MS}) for running
+   * tasks to end (when one task fails, Spark aborts the job while others may still be
+   * committing their partition), then removes the version N+2 files that appeared in the
+   * write's store partitions, then releases the claim (offsets/N+1 and the claim file). When a
+   * query committed batch N+1 meanwhile, only the claim file goes: the state files are the
+   * query's now.
    */
   void rollback() {
+    if (committedByOther) {
+      claim.withdraw();
+      return;
+    }
     awaitRunningTasks();
     try {
-      if (offsetsWritten) {
-        fs.delete(new Path(new Path(root, "offsets"), Long.toString(plan.batchId() + 1)), false);
-      }
       // A task that was still finishing (renaming a file, then its checksum) can add a file
       // after a pass: repeat until two passes in a row find nothing new.
       int quiet = 0;
       for (int pass = 0; pass < CLEANUP_PASSES && quiet < 2; pass++) {
         quiet = removeCreated() ? 0 : quiet + 1;
-        sleep(CLEANUP_PAUSE_MS);
+        if (quiet < 2) sleep(CLEANUP_PAUSE_MS);
       }
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "remove the state files of a failed write", e);
     }
+    CrashPoint.reach("rolled-back-state");
+    claim.release();
   }
 
-  /** Deletes what is under state/ now but was not before the write; true when it found any. */
+  /** Deletes the version N+2 files created since {@link #begin}; true when it found any. */
   private boolean removeCreated() throws IOException {
-    FileSystem files = unchecksummed(fs);
-    Set<String> after = new HashSet<>();
-    list(files, new Path(root, "state"), after);
-    List<String> created = new ArrayList<>(after);
-    created.removeAll(before);
-    created.sort(null);
-    for (String path : created) {
-      Path p = new Path(path);
-      if (files.exists(p)) files.delete(p, true);
+    FileSystem raw = unchecksummed(fs);
+    long version = plan.batchId() + 2;
+    boolean found = false;
+    for (Path dir : storeFolders(plan)) {
+      for (FileStatus file : listFiles(raw, dir)) {
+        String path = file.getPath().toString();
+        if (versionOf(file.getPath().getName(), false) == version && !before.contains(path)) {
+          raw.delete(file.getPath(), false);
+          found = true;
+        }
+      }
     }
-    return !created.isEmpty();
+    return found;
   }
 
   private static void sleep(long millis) {
@@ -218,23 +284,50 @@ final class CheckpointCommit {
     }
   }
 
-  /** Writes a new log file atomically; fails when it already exists (a concurrent writer). */
-  private void write(Path file, byte[] bytes) throws IOException {
-    if (fs.exists(file)) throw Errors.concurrentWrite(plan.checkpoint(), file.toString());
-    writeAtomically(file, bytes, plan.hadoopConf());
+  /**
+   * Writes a new file so that it is visible complete or not at all, and never replaces one:
+   * a temporary file of this writer's own ({@code .<name>.<uuid>.tmp}), then a rename that
+   * fails if the target exists (FileContext's {@code Rename.NONE}, the primitive Spark's own
+   * metadata logs use). The temporary file is removed whatever happens.
+   *
+   * @throws FileAlreadyExistsException when {@code file} exists
+   */
+  static void writeAtomically(Path file, byte[] bytes, Configuration conf) throws IOException {
+    Path dir = file.getParent();
+    Path temp = new Path(dir, "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
+    FileContext fc;
+    try {
+      fc = FileContext.getFileContext(file.toUri(), conf);
+    } catch (UnsupportedFileSystemException e) {
+      writeWithFileSystem(file, temp, bytes, conf);
+      return;
+    }
+    if (!fc.util().exists(dir)) fc.mkdir(dir, FsPermission.getDirDefault(), true);
+    if (fc.util().exists(file)) throw new FileAlreadyExistsException(file.toString());
+    try {
+      try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
+        out.write(bytes);
+      }
+      fc.rename(temp, file, Options.Rename.NONE);
+    } finally {
+      if (fc.util().exists(temp)) fc.delete(temp, false);
+    }
   }
 
-  /** Writes a file through Spark's checkpoint file manager: visible complete or not at all. */
-  static void writeAtomically(Path file, byte[] bytes, Configuration conf) throws IOException {
-    CheckpointFileManager manager = CheckpointFileManager.create(file.getParent(), conf);
-    if (!manager.exists(file.getParent())) manager.mkdirs(file.getParent());
-    CheckpointFileManager.CancellableFSDataOutputStream out = manager.createAtomic(file, false);
+  /** {@link #writeAtomically} where Hadoop has no FileContext binding for the scheme. */
+  private static void writeWithFileSystem(Path file, Path temp, byte[] bytes, Configuration conf)
+      throws IOException {
+    FileSystem fs = file.getFileSystem(conf);
+    if (fs.exists(file)) throw new FileAlreadyExistsException(file.toString());
     try {
-      out.write(bytes);
-      out.close();
-    } catch (IOException | RuntimeException e) {
-      out.cancel();
-      throw e;
+      try (FSDataOutputStream out = fs.create(temp, false)) {
+        out.write(bytes);
+      }
+      if (fs.exists(file) || !fs.rename(temp, file)) {
+        throw new FileAlreadyExistsException(file.toString());
+      }
+    } finally {
+      if (fs.exists(temp)) fs.delete(temp, false);
     }
   }
 

@@ -80,6 +80,7 @@ public final class EmptySavepoint {
       WritePlan plan = WritePlan.emptyCopy(spark, from, n, target);
       UntouchedPartitions.commitAll(plan, "savepoint: empty state for " + target);
       copyLog(from, "offsets", n, fs, root, conf);
+      EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);
       copyLog(from, "commits", n, fs, root, conf);
       return "Created empty savepoint '" + target + "' shaped like batch " + n + " of '"
           + template + "': " + operators.size() + " stateful operator(s), "

@@ -203,12 +203,31 @@ public final class Errors {
             + " was written; please report this.");
   }
 
-  public static RuntimeException concurrentWrite(String path, String file) {
+  public static RuntimeException concurrentWrite(String path, long batchId, String why) {
     return analysis(
         "SAVEPOINT_CONCURRENT_WRITE",
-        "Checkpoint '" + path + "' changed during the write: " + file + " appeared (a running"
-            + " query or another write). The new state versions were removed; stop the query"
-            + " and write again.");
+        "Cannot commit batch " + batchId + " of checkpoint '" + path + "': " + why + ". This"
+            + " write changed nothing; run it again to apply it on top of the checkpoint's new"
+            + " last batch.");
+  }
+
+  public static RuntimeException queryAlive(String path, String uid, String state,
+      String activity) {
+    return analysis(
+        "SAVEPOINT_QUERY_ALIVE",
+        "Cannot write " + where(path, uid, state) + ": its streaming query may still be"
+            + " running (" + activity + "). Stop the query (query.stop(), or end its"
+            + " application) before editing; if you know it is stopped, write with the option"
+            + " force=true (SET " + QueryActivity.FORCE_CONF + "=true, or --force).");
+  }
+
+  public static RuntimeException interruptedEdit(String path, long batchId, String claims) {
+    return analysis(
+        "SAVEPOINT_INTERRUPTED_EDIT",
+        "Batch " + batchId + " of checkpoint '" + path + "' was claimed by an edit that has not"
+            + " committed (" + claims + "). If that writer has stopped, restart the streaming"
+            + " query once (it completes batch " + batchId + " without the edit) or run"
+            + " `spark-savepoint recover " + path + " --force`; then edit again.");
   }
 
   public static RuntimeException writeFailed(String path, String what, Exception cause) {

@@ -18,8 +18,9 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * One write of a state table as one new micro-batch of the checkpoint. Spark clusters the rows
  * by the key columns into exactly the operator's number of partitions (the same hash
  * partitioning as the streaming query), so task i writes state partition i. Then the driver
- * commits the untouched store partitions in one more job, and writes offsets/N+1 and, last,
- * commits/N+1 ({@link CheckpointCommit}). A failure anywhere removes what was written.
+ * commits the untouched store partitions in one more job, and, last, commits/N+1 ({@link
+ * CheckpointCommit}, which claimed the batch before any task ran). A failure anywhere removes
+ * what was written; a write that changed nothing commits no batch.
  */
 final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   private final WritePlan plan;
@@ -79,10 +80,14 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    transaction = CheckpointCommit.begin(plan);
+    transaction = CheckpointCommit.begin(plan, description(), false);
     return writers;
   }
 
+  /**
+   * Commits the untouched store partitions and then the batch; a write that changed no entry
+   * commits no batch (its new state versions are removed again).
+   */
   @Override
   public void commit(WriterCommitMessage[] messages) {
     List<PartitionCommit> commits = new ArrayList<>();
@@ -90,12 +95,26 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       if (m instanceof PartitionCommit c) commits.add(c);
     }
     try {
+      if (!replace && EditReport.changes(commits) == 0) {
+        unchanged(commits);
+        return;
+      }
       commits.addAll(UntouchedPartitions.commit(plan, commits, replace));
+      if (EditReport.changes(commits) == 0) {
+        unchanged(commits);
+        return;
+      }
       transaction.finish(commits);
+      EditReport.of(plan, commits, true);
     } catch (RuntimeException e) {
       transaction.rollback();
       throw e;
     }
+  }
+
+  private void unchanged(List<PartitionCommit> commits) {
+    transaction.rollback();
+    EditReport.of(plan, commits, false);
   }
 
   @Override

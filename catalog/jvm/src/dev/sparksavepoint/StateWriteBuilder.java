@@ -39,7 +39,8 @@ final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   @Override
   public Write build() {
     SparkSession spark = SparkSession.active();
-    WritePlan plan = WritePlan.prepare(spark, origin);
+    WritePlan plan = WritePlan.prepare(spark, origin,
+        info.options().getBoolean("force", false));
     if (plan.variable() != null) {
       TwsRowEncoder tws = TwsRowEncoder.create(plan, table, info.schema(),
           spark.sessionState().conf().sessionLocalTimeZone());

@@ -79,55 +79,40 @@ public final class WritePlan implements Serializable {
   }
 
   /**
-   * Validates that {@code origin} can be written now and plans the write.
+   * Validates that {@code origin} can be written now and plans the write. When the last batch
+   * is an interrupted edit's whose writer is gone, completes that batch first
+   * ({@link InterruptedEdit}).
    *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_WRITE_OLD_BATCH when the table was
-   *     loaded at an older batch, SAVEPOINT_UNCOMMITTED_BATCH when the last batch is planned
-   *     but not committed, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet.
+   * @param force skip the guess whether the checkpoint's query is alive ({@link QueryActivity})
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_QUERY_RUNNING / _QUERY_ALIVE when
+   *     the query runs or may run, SAVEPOINT_UNCOMMITTED_BATCH / _INTERRUPTED_EDIT when the last
+   *     batch is planned but not committed, SAVEPOINT_WRITE_OLD_BATCH when the table was loaded
+   *     at an older batch, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet
    */
-  /** Refuses a write while a streaming query of this session runs on the checkpoint. */
-  private static void checkNotRunning(SparkSession spark, Checkpoint ckpt, Operator op,
-      TableOrigin origin) {
-    String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
-    for (var query : spark.streams().active()) {
-      if (query instanceof org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper w
-          && new org.apache.hadoop.fs.Path(w.streamingQuery().resolvedCheckpointRoot())
-              .toString().equals(target)) {
-        throw Errors.queryRunning(ckpt.location(), op.uid(), origin.state(),
-            query.name() == null ? query.id().toString() : query.name());
-      }
-    }
-  }
-
-  public static WritePlan prepare(SparkSession spark, TableOrigin origin) {
+  public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
     Operator op = origin.operator();
-    long last = ckpt.lastCommitted();
-    if (ckpt.lastPlanned() > last) {
-      throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(), ckpt.lastPlanned());
+    QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
+    long loaded = ckpt.lastCommitted();
+    if (ckpt.lastPlanned() > loaded) {
+      if (!InterruptedEdit.complete(spark, ckpt, false)) {
+        throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
+            ckpt.lastPlanned());
+      }
+      // the completed batch holds the state of the batch before it, where the table was loaded
+      ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
     }
-    checkNotRunning(spark, ckpt, op, origin);
-    if (origin.batchId() != last) {
+    long last = ckpt.lastCommitted();
+    if (origin.batchId() != last && origin.batchId() != loaded) {
       throw Errors.writeOldBatch(ckpt.location(), op.uid(), origin.state(), origin.batchId(), last);
     }
     checkWritable(ckpt.location(), op, origin);
-    List<StoreSpec> stores = new ArrayList<>();
-    StoreSpec edited = null;
-    for (Operator other : ckpt.operators(last)) {
-      boolean tws = other.kind().equals("tws");
-      List<String> names = other.storeNames();
-      for (int i = 0; i < names.size(); i++) {
-        StoreSpec spec = tws
-            ? twsStoreSpec(ckpt.location(), other, names.get(i), i, last, hadoopConf)
-            : storeSpec(ckpt.location(), other, names.get(i), i, last);
-        stores.add(spec);
-        if (other.id() == op.id()
-            && names.get(i).equals(tws ? "default" : origin.ref().value())) {
-          edited = spec;
-        }
-      }
-    }
+    List<StoreSpec> stores = allStores(ckpt, last, hadoopConf);
+    String editedStore = op.kind().equals("tws") ? "default" : origin.ref().value();
+    StoreSpec edited = stores.stream()
+        .filter(s -> s.operatorId() == op.id() && s.storeName().equals(editedStore))
+        .findFirst().orElse(null);
     if (edited == null) {
       throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
           + " listed in the operator metadata of batch " + last + ".");
@@ -141,23 +126,35 @@ public final class WritePlan implements Serializable {
     return plan;
   }
 
+  /** Every store of every stateful operator of {@code ckpt} as of batch {@code n}. */
+  private static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
+    List<StoreSpec> stores = new ArrayList<>();
+    for (Operator op : ckpt.operators(n)) {
+      List<String> names = op.storeNames();
+      for (int i = 0; i < names.size(); i++) {
+        stores.add(op.kind().equals("tws")
+            ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
+            : storeSpec(ckpt.location(), op, names.get(i), i, n));
+      }
+    }
+    return stores;
+  }
+
   /**
    * The plan that gives every store of {@code template}'s operators (as of batch {@code n}) an
    * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0.
    */
   static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
-    List<StoreSpec> stores = new ArrayList<>();
-    for (Operator op : template.operators(n)) {
-      List<String> names = op.storeNames();
-      for (int i = 0; i < names.size(); i++) {
-        stores.add(op.kind().equals("tws")
-            ? twsStoreSpec(template.location(), op, names.get(i), i, n, hadoopConf)
-            : storeSpec(template.location(), op, names.get(i), i, n));
-      }
-    }
-    return new WritePlan(target, "*", "*", -1, null, stores,
+    return new WritePlan(target, "*", "*", -1, null, allStores(template, n, hadoopConf),
         storeConf(spark, template.location(), n), hadoopConf, null);
+  }
+
+  /** The plan that commits batch {@code n}'s state of every store again, as batch n+1. */
+  static WritePlan carryOver(SparkSession spark, Checkpoint ckpt, long n) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    return new WritePlan(ckpt.location(), "*", "*", n, null, allStores(ckpt, n, hadoopConf),
+        storeConf(spark, ckpt.location(), n), hadoopConf, uniqueIds(ckpt, n));
   }
 
   private static void checkWritable(String path, Operator op, TableOrigin origin) {

@@ -1,0 +1,61 @@
+"""What edits did, and how to finish an interrupted one.
+
+Each INSERT, INSERT OVERWRITE or DELETE on a state table is one edit: it commits one new batch,
+or none when it changed no entry. Example::
+
+    from sql_ext import last_edit, session
+    spark = session("/data/ckpt")
+    spark.sql("DELETE FROM savepoint.agg_0.default WHERE user LIKE 'test%'")
+    print(last_edit(spark))   # EditReport(table='agg_0.default', batch_id=12, written=0, removed=3, ...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from catalog.errors import from_java
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True)
+class EditReport:
+    """One edit: the batch it committed (None when it changed nothing) and its entry counts."""
+
+    checkpoint: str
+    table: str
+    batch_id: int | None
+    written: int
+    removed: int
+    summary: str
+
+    @property
+    def committed(self) -> bool:
+        return self.batch_id is not None
+
+
+def last_edit(spark: SparkSession) -> EditReport | None:
+    """The last edit this driver made (any session), or None before the first."""
+    report = spark._jvm.dev.sparksavepoint.EditReport.last()  # type: ignore[attr-defined]
+    if report is None:
+        return None
+    batch = int(report.batchId())
+    return EditReport(str(report.checkpoint()), str(report.table()),
+                      batch if batch >= 0 else None, int(report.written()),
+                      int(report.removed()), str(report.describe()))  # fmt: skip
+
+
+def recover(spark: SparkSession, path: str, force: bool = False) -> str:
+    """Complete the batch an interrupted edit left planned but uncommitted in checkpoint
+    ``path``, without the edit (as the restarted query would); returns one line saying what it
+    did. Writes do this on their own when the interrupted writer ran on this host and has
+    ended; ``force=True`` is for a writer elsewhere that you know has stopped.
+    """
+    jvm = spark._jvm  # type: ignore[attr-defined]
+    try:
+        return str(jvm.dev.sparksavepoint.InterruptedEdit.recover(
+            spark._jsparkSession, str(path), bool(force)))  # type: ignore[attr-defined]
+    except Exception as error:
+        raise from_java(error) from None
