@@ -145,8 +145,8 @@ def _add_recover(sub: argparse._SubParsersAction) -> None:
         "recover", help="complete the batch an interrupted edit left uncommitted, without it")
     recover.add_argument("path", metavar="PATH", help="checkpoint folder")
     recover.add_argument("--force", action="store_true",
-                         help="also when the interrupted writer ran on another host: you know"
-                         " it has stopped")
+                         help="also when the interrupted writer ran on another host"
+                         " (you know it has stopped)")
     recover.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     recover.set_defaults(run=_recover)
 

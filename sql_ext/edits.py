@@ -6,7 +6,7 @@ or none when it changed no entry. Example::
     from sql_ext import last_edit, session
     spark = session("/data/ckpt")
     spark.sql("DELETE FROM savepoint.agg_0.default WHERE user LIKE 'test%'")
-    print(last_edit(spark))   # EditReport(table='agg_0.default', batch_id=12, written=0, removed=3, ...)
+    report = last_edit(spark)   # table 'agg_0.default', batch_id 12, written 0, removed 3
 """
 
 from __future__ import annotations

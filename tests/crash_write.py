@@ -1,14 +1,19 @@
-"""A large upsert into a checkpoint, in its own Spark driver, for the crash test to kill.
+"""An upsert into a checkpoint, in its own Spark driver, that halts its JVM at a crash point.
 
     python -m tests.crash_write <keys>
 
-Starts a session with the spark-savepoint jar, warms it up and prints ``ready``; then reads a
-checkpoint path (a copy of the ``agg`` query's) from stdin, attaches it as catalog ``crash`` and
-upserts ``<keys>`` new users (``k0``, ``k1``, ...) plus ``alice`` with count 100 and sum 1000 into
-``crash.agg_0.default``, so that a leaked edit shows in the restarted query's output. Prints
-``written`` when the write has committed; ``tests/test_write_crash.py`` kills the process and
-its JVM with SIGKILL before that. Starting the driver before the checkpoint exists lets the test
-overlap the driver's start-up with its own work.
+Starts a session with the spark-savepoint jar, warms it up and prints ``ready``; then reads one
+line ``<checkpoint> <point> <statement>`` from stdin, asks the JVM to halt at ``point`` (a
+``CrashPoint`` of the commit protocol: ``Runtime.halt``, as abrupt as ``kill -9``), attaches the
+checkpoint (a copy of the ``agg`` query's) as catalog ``crash`` and runs the statement:
+
+* ``upsert``: ``<keys>`` new users (``k0``, ``k1``, ...) plus ``alice`` with count 100 and sum
+  1000, so that a leaked edit shows in the restarted query's output;
+* ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back.
+
+Prints ``written`` (or the error class) when the statement ends without reaching the point.
+The test's process started this driver before the checkpoint existed; it knows no query runs
+on it, so the write skips the liveness guess (``spark.savepoint.write.force``).
 """
 
 from __future__ import annotations
@@ -22,12 +27,15 @@ from sql_ext import attach, session  # noqa: E402
 
 CATALOG = "crash"
 TABLE = f"{CATALOG}.agg_0.default"
+HALT_PROPERTY = "dev.sparksavepoint.haltAt"
 
 
-def upsert(keys: int) -> str:
-    """The statement: ``keys`` new users, and alice's counters set to 100 and 1000."""
+def statement(kind: str, keys: int) -> str:
+    """The upsert: ``keys`` new users and alice's counters set to 100 and 1000; ``duplicate``
+    gives user ``k0`` twice."""
+    extra = " UNION ALL SELECT 'k0', 1L, 1L" if kind == "duplicate" else ""
     return (f"INSERT INTO {TABLE} SELECT concat('k', id), id, id FROM range({keys})"
-            " UNION ALL SELECT 'alice', 100L, 1000L")
+            f" UNION ALL SELECT 'alice', 100L, 1000L{extra}")
 
 
 def main(keys: int) -> None:
@@ -36,14 +44,19 @@ def main(keys: int) -> None:
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.sql.warehouse.dir": os.path.join(os.getcwd(), "warehouse"),
+        "spark.savepoint.write.force": "true",
     })
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(1000).selectExpr("concat('k', id) AS user").repartition(4, "user").count()
     print("ready", flush=True)
-    checkpoint = sys.stdin.readline().strip()
+    checkpoint, point, kind = sys.stdin.readline().split()
+    spark._jvm.java.lang.System.setProperty(HALT_PROPERTY, point)  # type: ignore[attr-defined]
     attach(spark, checkpoint, CATALOG)
-    spark.sql(upsert(keys))
-    print("written", flush=True)
+    try:
+        spark.sql(statement(kind, keys))
+        print("written", flush=True)
+    except Exception as error:  # the duplicate key, when the point is not reached
+        print(str(error).split("]")[1].strip("[ ") if "]" in str(error) else error, flush=True)
     spark.stop()
 
 

@@ -1,36 +1,33 @@
-"""A write killed half-way leaves a checkpoint the streaming query restarts from.
+"""A write killed at any point of its commit protocol leaves a checkpoint that the catalog
+reads and the streaming query restarts from, with the whole edit or none of it.
 
-Each case builds the ``agg`` query in its own folder and kills a write into its checkpoint: a
-large upsert by ``tests/crash_write.py`` in its own driver, which also sets alice's counters to
-100/1000, so that a leaked edit would show in the restarted query's output. The driver (Python
-and its JVM, one process group) gets SIGKILL at one point of the write, N being the last
-committed batch:
+Each case builds the ``agg`` query in its own folder and lets ``tests/crash_write.py``, a Spark
+driver of its own, upsert into its checkpoint (alice's counters set to 100/1000, so that a
+leaked edit would show in the restarted query's output) until its JVM halts at one crash point
+(``Runtime.halt``: as abrupt as ``kill -9``; no finally block, no shutdown hook runs). With N
+the last committed batch and b = N+1, the points, in the order the write reaches them:
 
-* ``state``: the first store partitions have committed state version N+2, the others have not;
-* ``all-state``: every store partition has version N+2, offsets/N+1 is not written yet;
-* ``offsets``: offsets/N+1 is written, commits/N+1 is not.
+* ``claimed``: the writer's claim file for b exists; offsets/b does not;
+* ``planned``: offsets/b (a copy of offsets/N) exists; no state file is written yet;
+* ``state``: the first store partition has committed state version N+2, the others have not;
+* ``state-committed``: every store partition has version N+2; commits/b is not written;
+* ``committed``: commits/b is written: the edit is whole;
+* ``rolled-back-state``: a write that failed in its tasks (a duplicate key) has removed the
+  state files it created but not yet released its claim (offsets/b, the claim file).
 
-The last two points last a few milliseconds. The test holds the writer there: it turns the
-checksum file of the log entry the writer reads next (``offsets/.N.crc``, ``commits/.N.crc``) into
-a FIFO that nobody writes, so Hadoop's local file system blocks opening it. The file is restored
-right after the kill.
-
-After the kill (a) the catalog reads batch N, unchanged; (b) the real query restarts with new
-input, continues from the pre-edit state and commits state that reads back right; (c) a new
-write succeeds, after the restart or straight after the crash (then the restarted query sees
-it); straight after a crash at ``offsets`` it is refused until the query has run.
+After the halt: (a) the catalog reads batch N without the edit, or batch b with all of it; (b)
+the real query restarts with new input and continues from that state; (c) on a copy taken
+right after the halt, a new write succeeds at once (the interrupted edit's writer is gone, so
+the write first completes batch b without the edit) and the restarted query continues from it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,39 +41,41 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG = "crashed"
 TABLE = f"{CATALOG}.agg_0.default"
-KEYS = 200_000
-"""Keys of the killed upsert: its tasks run for a second or more."""
-CASES = [("hdfs", "state"), ("hdfs", "offsets"),
-         ("rocksdb", "state"), ("rocksdb", "all-state"), ("rocksdb", "offsets")]
+KEYS = 2_000
+"""New keys of the halted upsert."""
+CASES = [("hdfs", "claimed"), ("hdfs", "state"), ("hdfs", "committed"),
+         ("rocksdb", "planned"), ("rocksdb", "state-committed"),
+         ("rocksdb", "rolled-back-state")]
 STATE_BEFORE = [("alice", 2, 17), ("bob", 2, 10), ("carol", 1, 3)]
 """The query's state after its two default batches (user, count, sum)."""
 RESTARTED = [{"user": "alice", "cnt": 4, "total": 25}, {"user": "dave", "cnt": 1, "total": 8}]
-"""The restart wave's output on the pre-edit state (the killed edit would make alice 102)."""
+"""The restart wave's output on the pre-edit state."""
+RESTARTED_EDITED = [{"user": "alice", "cnt": 102, "total": 1008},
+                    {"user": "dave", "cnt": 1, "total": 8}]
+"""The restart wave's output on the edited state (alice 100/1000)."""
 STATE_RESTARTED = [("alice", 4, 25), ("bob", 2, 10), ("carol", 1, 3), ("dave", 1, 8)]
 DAVE = "INSERT INTO crashed.agg_0.default VALUES ('dave', 10, 100)"
 
 
 def rows(spark) -> list[tuple]:
-    return sorted(tuple(r)[:-1] for r in spark.table(TABLE).collect())
+    return sorted(tuple(r)[:-1] for r in spark.table(TABLE).collect()
+                  if not r["user"].startswith("k"))
 
 
 def last_batch(checkpoint: Path) -> int:
     return max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
 
 
-def committed_versions(checkpoint: Path, version: int) -> list[Path]:
-    """State files of ``version`` that a store partition has committed (not temporary files)."""
-    return [p for p in (checkpoint / "state" / "0").glob(f"*/{version}.*")
-            if p.suffix in (".delta", ".zip", ".changelog")]
+def claims(checkpoint: Path, batch: int) -> list[Path]:
+    return sorted((checkpoint / "_savepoint" / "edits").glob(f"{batch}.*.json"))
 
 
-# ---- the killed writer ----
+# ---- the halting writer ----
 
 
 @dataclass
 class Writer:
-    """A started ``tests/crash_write.py``: its process, leader of its own process group (the
-    Python driver and its JVM), and the file its stderr goes to."""
+    """A started ``tests/crash_write.py``: its process and the file its stderr goes to."""
 
     process: subprocess.Popen
     log: Path
@@ -88,18 +87,25 @@ class Writer:
             process = subprocess.Popen(
                 [sys.executable, "-m", "tests.crash_write", str(KEYS)],
                 cwd=workdir, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                start_new_session=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=stderr, text=True)
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
         return cls(process, log)
 
-    def kill(self) -> None:
-        """SIGKILL to the whole process group: the Python driver and its JVM at once."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait()
+    def halt_at(self, checkpoint: Path, point: str) -> None:
+        """Runs the write on ``checkpoint`` and waits until the JVM halted at ``point``."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        assert stdout.readline().strip() == "ready", self.log.read_text()[-2000:]
+        kind = "duplicate" if point == "rolled-back-state" else "upsert"
+        stdin.write(f"{checkpoint} {point} {kind}\n")
+        stdin.flush()
+        out, _ = self.process.communicate(timeout=300)
+        log = self.log.read_text()
+        assert f"halting at crash point '{point}'" in log, f"{out} {log[-3000:]}"
 
-    def errors(self) -> list[str]:
-        return [line for line in self.log.read_text().splitlines() if "Error" in line][-3:]
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -119,116 +125,56 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
 
     yield take
     for writer in spare:
-        writer.kill()
-
-
-def wait_for(condition: Callable[[], bool], writer: Writer, what: str) -> None:
-    """Polls the checkpoint folder until ``condition`` holds; fails if the writer ends first."""
-    deadline = time.monotonic() + 180
-    while not condition():
-        if writer.process.poll() is not None:
-            pytest.fail(f"the write ended (exit code {writer.process.returncode}) before {what}:"
-                        f" {writer.errors()}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.002)
-
-
-@contextmanager
-def held_before_reading(entry: Path) -> Iterator[None]:
-    """Blocks whoever next opens ``entry`` through Hadoop's checksummed local file system: the
-    entry's checksum file becomes a FIFO nobody writes. Restores the checksum file on exit."""
-    crc = entry.with_name(f".{entry.name}.crc")
-    saved = crc.read_bytes()
-    fifo = crc.with_name(crc.name + ".fifo")
-    os.mkfifo(fifo)
-    os.replace(fifo, crc)
-    try:
-        yield
-    finally:
-        crc.unlink()
-        crc.write_bytes(saved)
-
-
-def crash(writer: Writer, checkpoint: Path, point: str) -> None:
-    """Lets ``writer`` upsert into ``checkpoint`` and kills it at ``point``."""
-    n = last_batch(checkpoint)
-    version = n + 2
-    try:
-        stdin, stdout = writer.process.stdin, writer.process.stdout
-        assert stdin is not None and stdout is not None
-        assert stdout.readline().strip() == "ready", writer.log.read_text()[-2000:]
-        stdin.write(f"{checkpoint}\n")
-        stdin.flush()
-        if point == "state":
-            wait_for(lambda: bool(committed_versions(checkpoint, version)), writer,
-                     f"a store partition committed version {version}")
-            writer.kill()
-            return
-        wait_for(lambda: any((checkpoint / "state" / "0").glob(f"*/.{version}.*.tmp")), writer,
-                 "the write's tasks started")
-        held = checkpoint / ("offsets" if point == "all-state" else "commits") / str(n)
-        with held_before_reading(held):
-            if point == "all-state":
-                wait_for(lambda: len(committed_versions(checkpoint, version)) == 4, writer,
-                         f"every store partition committed version {version}")
-            else:
-                wait_for((checkpoint / "offsets" / str(n + 1)).exists, writer,
-                         f"offsets/{n + 1} was written")
-            writer.kill()
-    finally:
-        writer.kill()
+        writer.stop()
 
 
 # ---- the checks ----
 
 
 @pytest.mark.parametrize(("provider", "point"), CASES, ids=[f"{p}-{x}" for p, x in CASES])
-def test_killed_write_leaves_a_restartable_checkpoint(spark, writers, tmp_path: Path,
+def test_halted_write_leaves_a_restartable_checkpoint(spark, writers, tmp_path: Path,
                                                       provider: str, point: str) -> None:
     writer = writers()
     query = build(spark, "agg", provider, tmp_path / "query")  # a copy of the session fixture
     # would not restart here: a restart re-lists the last batch's input files, which must be in
     # the query's own input folder
     n = last_batch(query.checkpoint)
-    crash(writer, query.checkpoint, point)
-    assert last_batch(query.checkpoint) == n
-    assert (query.checkpoint / "offsets" / str(n + 1)).exists() == (point == "offsets")
-    assert committed_versions(query.checkpoint, n + 2)  # the kill left files of the edit
+    try:
+        writer.halt_at(query.checkpoint, point)
+    finally:
+        writer.stop()
+    whole = point == "committed"
+    assert last_batch(query.checkpoint) == (n + 1 if whole else n)
+    assert (query.checkpoint / "offsets" / str(n + 1)).exists() == (point != "claimed")
+    assert len(claims(query.checkpoint, n + 1)) == 1
     retry_first = StreamingQuery("agg", provider, tmp_path / "retry-first")
     shutil.copytree(query.checkpoint, retry_first.checkpoint)
 
-    # (a) the catalog still reads batch N, without the edit
+    # (a) the catalog reads the last committed batch: without the edit, or with all of it
     attach(spark, str(query.checkpoint), CATALOG)
-    assert rows(spark) == STATE_BEFORE
-    assert spark.table(f"{CATALOG}.metadata").first()["batch_id"] == n
+    assert rows(spark) == ([("alice", 100, 1000), *STATE_BEFORE[1:]] if whole else STATE_BEFORE)
+    assert spark.table(TABLE).count() == (3 + KEYS if whole else 3)
 
-    # (b) the query restarts from the pre-edit state, and the state it commits reads back right
+    # (b) the query restarts from that state, and the state it commits reads back right
     query.add_input(restart_rows("agg"))
-    assert query.run(spark) == RESTARTED
-    assert rows(spark) == STATE_RESTARTED
+    assert query.run(spark) == (RESTARTED_EDITED if whole else RESTARTED)
+    if not whole:
+        assert rows(spark) == STATE_RESTARTED
 
-    # (c) a write after the restart
-    spark.sql(DAVE)
-    assert rows(spark) == [*STATE_RESTARTED[:3], ("dave", 10, 100)]
-
-    # (c) a write straight after the crash; the restarted query continues from it
+    # (c) a write straight after the halt; the restarted query continues from it
     attach(spark, str(retry_first.checkpoint), CATALOG)
-    if point == "offsets":  # batch N+1 is planned: Spark re-runs it when the query restarts
-        with pytest.raises(Exception, match=rf"SAVEPOINT_UNCOMMITTED_BATCH.*batch {n + 1}"):
-            spark.sql(DAVE)
-        return
     spark.sql(DAVE)
-    assert rows(spark) == [*STATE_BEFORE, ("dave", 10, 100)]
+    expected_before = [("alice", 100, 1000), *STATE_BEFORE[1:]] if whole else STATE_BEFORE
+    assert rows(spark) == [*expected_before, ("dave", 10, 100)]
     retry_first.add_input(restart_rows("agg"))
-    assert retry_first.run(spark) == [RESTARTED[0], {"user": "dave", "cnt": 11, "total": 108}]
-    assert rows(spark) == [*STATE_RESTARTED[:3], ("dave", 11, 108)]
+    alice = RESTARTED_EDITED[0] if whole else RESTARTED[0]
+    assert retry_first.run(spark) == [alice, {"user": "dave", "cnt": 11, "total": 108}]
 
 
 def test_write_removes_snapshots_of_uncommitted_versions(spark, checkpoints,
                                                          tmp_path: Path) -> None:
     """A snapshot of version N+2 left next to the checkpoint (no commit refers to it) would
-    outrank the version N+2 a write commits; the write removes it first."""
+    outrank the version N+2 a write commits; the write removes it once it holds the batch."""
     checkpoint = tmp_path / "checkpoint"
     shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
     n = last_batch(checkpoint)

@@ -138,6 +138,7 @@ final class StatePartition implements AutoCloseable {
   /** Commits version N+2 and reports it. */
   PartitionCommit commit() {
     store.commit();
+    CrashPoint.reach("state");
     Option<String> id = store.getStateStoreCheckpointInfo().stateStoreCkptId();
     return new PartitionCommit(spec.operatorId(), spec.storeName(), partition,
         id.isDefined() ? id.get() : null, upserted, removed);
