@@ -311,30 +311,20 @@ class StreamingQuery:
                 _write_file(self.input_dir / side, picked)
 
     def run(self, spark: SparkSession) -> list[dict]:
-        """Run the query with Trigger.AvailableNow until it stops; return the rows it emitted in this run
-        (collected via foreachBatch that consumes the batch DataFrame), as plain dicts, batch after
-        batch, each batch sorted by the kind's key columns."""
-        kind = _kind(self.kind)
+        """Run the query with Trigger.AvailableNow until it stops; return the rows it emitted in
+        this run (collected via foreachBatch that consumes the batch DataFrame), as plain dicts,
+        batch after batch, each batch sorted by the kind's key columns."""
+        order = _kind(self.kind).order
         emitted: list[dict] = []
 
         def collect(batch: DataFrame, batch_id: int) -> None:
             rows = [row.asDict(recursive=True) for row in batch.collect()]
-            emitted.extend(sorted(rows, key=lambda r: tuple(r[c] for c in kind.order)))
+            emitted.extend(sorted(rows, key=lambda r: tuple(r[c] for c in order)))
 
         confs = {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}
         saved = {key: spark.conf.get(key, None) for key in confs}
-        for key, value in confs.items():
-            spark.conf.set(key, value)
         try:
-            for side in kind.sides:
-                (self.input_dir / side).mkdir(parents=True, exist_ok=True)
-            query = (kind.query(spark, self.input_dir).writeStream
-                     .queryName(f"{self.kind}_{self.provider}")
-                     .outputMode(kind.output_mode)
-                     .foreachBatch(collect)
-                     .option("checkpointLocation", str(self.checkpoint))
-                     .trigger(availableNow=True)
-                     .start())
+            query = self.start(spark, collect, availableNow=True)
             query.awaitTermination()
             if query.exception() is not None:
                 raise RuntimeError(f"{self.kind}/{self.provider} failed: {query.exception()}")
@@ -345,6 +335,23 @@ class StreamingQuery:
                 else:
                     spark.conf.set(key, value)
         return emitted
+
+    def start(self, spark: SparkSession, collect: Callable[[DataFrame, int], None],
+              **trigger: Any) -> Any:
+        """Start the query with ``trigger`` (``DataStreamWriter.trigger`` arguments) and the
+        run settings (left set in the session); returns the running StreamingQuery."""
+        kind = _kind(self.kind)
+        for key, value in {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}.items():
+            spark.conf.set(key, value)
+        for side in kind.sides:
+            (self.input_dir / side).mkdir(parents=True, exist_ok=True)
+        return (kind.query(spark, self.input_dir).writeStream
+                .queryName(f"{self.kind}_{self.provider}")
+                .outputMode(kind.output_mode)
+                .foreachBatch(collect)
+                .option("checkpointLocation", str(self.checkpoint))
+                .trigger(**trigger)
+                .start())
 
 
 def build(spark: SparkSession, kind: str, provider: str, root: Path,

@@ -16,8 +16,8 @@ import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
  *
  * <ol>
  *   <li>a query of this session runs on the checkpoint: refused, always;
- *   <li>the query (by the id in the checkpoint's metadata file) was started by this driver and
- *       runs no more: it is stopped, the write goes ahead;
+ *   <li>this driver ran the query (by the id in the checkpoint's metadata file) and saw it
+ *       stop after its last batch: it is stopped, the write goes ahead;
  *   <li>otherwise the query looks alive when its last batch was committed more recently than
  *       twice its usual interval between batches plus that batch's duration (from the batch
  *       timestamps of the offset log and the commit log's file times; at least
@@ -55,10 +55,12 @@ final class QueryActivity {
         .equalsIgnoreCase("true")) {
       return;
     }
-    UUID id = ckpt.queryId();
-    if (id != null && QueryRuns.startedHere(id)) return;
     Activity activity = Activity.of(ckpt);
-    if (activity != null && activity.age() < activity.window()) {
+    if (activity == null) return;
+    UUID id = ckpt.queryId();
+    Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
+    if (stopped != null && activity.committedMs() <= stopped) return;
+    if (activity.age() < activity.window()) {
       throw Errors.queryAlive(ckpt.location(), uid, state, activity.describe());
     }
   }

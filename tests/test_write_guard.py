@@ -1,0 +1,87 @@
+"""Edits refuse while the checkpoint's streaming query may be running in another driver.
+
+A real ``agg`` query runs with a processing-time trigger in its own process
+(``tests/live_query.py``); this session tries to edit its checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sql_ext import attach, last_edit
+from tests.streaming_queries import StreamingQuery, restart_rows
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+EDIT = "INSERT INTO live.agg_0.default VALUES ('alice', 100, 1000)"
+FORCE = "spark.savepoint.write.force"
+
+
+def last_batch(checkpoint: Path) -> int:
+    return max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
+
+
+def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(spark,
+                                                                      tmp_path: Path) -> None:
+    root = tmp_path / "live"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.live_query", str(root)], cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout is not None and process.stdin is not None
+        assert process.stdout.readline().strip() == "running"
+        checkpoint = root / "checkpoint"
+        attach(spark, str(checkpoint), "live")
+        with pytest.raises(Exception, match=r"SAVEPOINT_QUERY_ALIVE\] Cannot write state"
+                           rf" agg_0\.default of checkpoint '{checkpoint}'.*last batch \d+ was"
+                           r" committed .*a batch about every 1 s.*force=true"):
+            spark.sql(EDIT)
+        assert not (checkpoint / "_savepoint").exists()
+
+        process.stdin.write("stop\n")
+        process.stdin.flush()
+        assert process.stdout.readline().strip() == "stopped"
+    finally:
+        process.communicate(timeout=120)
+
+    # stopped, but its last batch is a second old: still refused unless forced
+    with pytest.raises(Exception, match=r"SAVEPOINT_QUERY_ALIVE"):
+        spark.sql(EDIT)
+    n = last_batch(checkpoint)
+    spark.conf.set(FORCE, "true")
+    try:
+        spark.sql(EDIT)
+    finally:
+        spark.conf.unset(FORCE)
+    report = last_edit(spark)
+    assert report is not None and report.batch_id == n + 1 and report.written == 1
+
+    query = StreamingQuery("agg", "hdfs", root)
+    query.add_input(restart_rows("agg"))
+    alice = [row for row in query.run(spark) if row["user"] == "alice"]
+    assert alice == [{"user": "alice", "cnt": 102, "total": 1008}]
+
+
+def test_force_as_a_write_option(spark, checkpoints, tmp_path: Path) -> None:
+    """``df.writeTo(t).option("force", "true")`` skips the liveness guess for one write."""
+    import shutil
+
+    checkpoint = tmp_path / "checkpoint"
+    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
+    (checkpoint / "metadata").write_text('{"id":"00000000-0000-0000-0000-000000000001"}\n')
+    for log in ("offsets", "commits"):  # as if its query had just committed a batch elsewhere
+        for entry in (checkpoint / log).iterdir():
+            os.utime(entry)
+    attach(spark, str(checkpoint), "live")
+    row = spark.createDataFrame([("zoe", 1, 2)], "user string, cnt long, total long")
+    with pytest.raises(Exception, match=r"SAVEPOINT_QUERY_ALIVE"):
+        row.writeTo("live.agg_0.default").append()
+    row.writeTo("live.agg_0.default").option("force", "true").append()
+    assert spark.table("live.agg_0.default").where("user = 'zoe'").count() == 1
