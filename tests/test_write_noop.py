@@ -1,0 +1,69 @@
+"""A statement that changes no entry commits no batch; every edit says what it changed."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sql_ext import attach, last_edit
+from tests.streaming_queries import StreamingQuery, restart_rows
+from tests.test_write import last_batch, snapshot
+
+TABLE = "noop.agg_0.default"
+NO_CHANGE = {
+    "delete-matching-nothing": f"DELETE FROM {TABLE} WHERE user = 'nobody'",
+    "insert-of-no-rows": f"INSERT INTO {TABLE} SELECT * FROM {TABLE} WHERE false",
+    "insert-of-the-same-values": f"INSERT INTO {TABLE} SELECT * FROM {TABLE}",
+    "overwrite-with-the-same-state": f"INSERT OVERWRITE {TABLE} SELECT * FROM {TABLE}",
+}
+
+
+@pytest.fixture()
+def agg(spark, checkpoints, tmp_path: Path):
+    def make(provider: str) -> StreamingQuery:
+        query = StreamingQuery("agg", provider, tmp_path / f"agg-{provider}")
+        shutil.copytree(checkpoints[("agg", provider)].checkpoint, query.checkpoint)
+        attach(spark, str(query.checkpoint), "noop")
+        return query
+
+    return make
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+@pytest.mark.parametrize("statement", NO_CHANGE.values(), ids=NO_CHANGE.keys())
+def test_statement_that_changes_nothing_commits_no_batch(spark, agg, provider: str,
+                                                         statement: str) -> None:
+    query = agg(provider)
+    before = snapshot(query.checkpoint)
+    spark.sql(statement)
+    assert snapshot(query.checkpoint) == before
+    report = last_edit(spark)
+    assert report is not None and not report.committed
+    assert (report.table, report.written, report.removed) == ("agg_0.default", 0, 0)
+    assert report.summary.startswith("savepoint: agg_0.default: no entry changed, no batch")
+
+
+def test_delete_without_where_empties_the_state_and_says_how_much(spark, agg) -> None:
+    query = agg("rocksdb")
+    n = last_batch(query)
+    entries = spark.table(TABLE).count()
+    spark.sql(f"DELETE FROM {TABLE}")
+    report = last_edit(spark)
+    assert report is not None
+    assert (report.batch_id, report.written, report.removed) == (n + 1, 0, entries)
+    assert report.summary == (f"savepoint: agg_0.default: 0 entries written, {entries} removed:"
+                              f" committed as batch {n + 1} of '{query.checkpoint}'")
+    assert spark.table(TABLE).count() == 0
+    query.add_input(restart_rows("agg"))
+    assert query.run(spark) == [{"user": "alice", "cnt": 2, "total": 8},
+                                {"user": "dave", "cnt": 1, "total": 8}]
+
+
+def test_report_counts_only_entries_that_changed(spark, agg) -> None:
+    query = agg("hdfs")
+    spark.sql(f"INSERT INTO {TABLE} VALUES ('alice', 2, 17), ('bob', 7, 70), ('zed', 1, 1)")
+    report = last_edit(spark)  # alice is unchanged
+    assert report is not None
+    assert (report.batch_id, report.written, report.removed) == (last_batch(query), 2, 0)
