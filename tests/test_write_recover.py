@@ -1,0 +1,62 @@
+"""An interrupted edit whose writer may still run elsewhere: refused, then recovered by hand.
+
+The halted-writer cases (tests/test_write_crash.py) recover on their own, since the writer ran
+on this host and is gone. Here the claim names another host, as when the edit ran on another
+machine: nothing proves that writer stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sql_ext import attach, recover
+from sql_ext.cli import main
+from tests.streaming_queries import StreamingQuery, build, restart_rows
+from tests.test_write import last_batch, snapshot
+
+EDIT = "INSERT INTO rec.agg_0.default VALUES ('dave', 10, 100)"
+
+
+def interrupt(query: StreamingQuery) -> int:
+    """Leaves batch N+1 as an edit on host 'elsewhere' would when killed: claimed, planned."""
+    n = last_batch(query)
+    shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
+    edits = query.checkpoint / "_savepoint" / "edits"
+    edits.mkdir(parents=True)
+    (edits / f"{n + 1}.0b1d.json").write_text(json.dumps({
+        "batch": n + 1, "edit": "upsert into savepoint state agg_0.default", "host": "elsewhere",
+        "pid": 4242, "processStartedMs": 1, "claimedAt": "2026-11-22T10:00:00Z"}))
+    return n + 1
+
+
+@pytest.mark.slow
+def test_interrupted_edit_of_another_host_is_refused_then_recovered(spark, tmp_path: Path,
+                                                                    capsys) -> None:
+    query = build(spark, "agg", "hdfs", tmp_path / "query")
+    batch = interrupt(query)
+    attach(spark, str(query.checkpoint), "rec")
+    before = snapshot(query.checkpoint)
+    refusal = (rf"SAVEPOINT_INTERRUPTED_EDIT\] Batch {batch} of checkpoint"
+               rf" '{query.checkpoint}' was claimed by an edit that has not committed"
+               r" \(upsert into savepoint state agg_0\.default by pid 4242 on host elsewhere.*"
+               rf"spark-savepoint recover {query.checkpoint} --force")
+    with pytest.raises(Exception, match=refusal):
+        spark.sql(EDIT)
+    with pytest.raises(Exception, match=refusal):
+        recover(spark, str(query.checkpoint))
+    assert snapshot(query.checkpoint) == before
+
+    assert main(["recover", str(query.checkpoint), "--force"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        f"savepoint: completed interrupted batch {batch} of '{query.checkpoint}' without the"
+        f" edit (the state is that of batch {batch - 1})")
+    assert last_batch(query) == batch
+    assert recover(spark, str(query.checkpoint)).startswith("savepoint: nothing to recover")
+    spark.sql(EDIT)
+    query.add_input(restart_rows("agg"))
+    assert query.run(spark) == [{"user": "alice", "cnt": 4, "total": 25},
+                                {"user": "dave", "cnt": 11, "total": 108}]
