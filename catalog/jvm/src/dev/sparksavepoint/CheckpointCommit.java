@@ -100,11 +100,7 @@ final class CheckpointCommit {
   static CheckpointCommit begin(WritePlan plan, String what, boolean planned,
       boolean overrideRivals) {
     EditClaim claim = EditClaim.take(plan, what, overrideRivals);
-    if (planned) {
-      claim.adoptPlannedBatch();
-    } else {
-      claim.planBatch(plan.hadoopConf());
-    }
+    if (!planned) claim.planBatch(plan.hadoopConf());
     try {
       FileSystem fs = new Path(plan.checkpoint()).getFileSystem(plan.hadoopConf());
       FileSystem raw = unchecksummed(fs);
@@ -112,10 +108,11 @@ final class CheckpointCommit {
       Set<String> before = new HashSet<>();
       for (Path dir : storeFolders(plan)) {
         for (FileStatus file : listFiles(raw, dir)) {
-          long v = versionOf(file.getPath().getName(), false);
-          if (v > version - 1 && isSnapshot(file.getPath().getName())) {
+          Matcher m = VERSION_FILE.matcher(file.getPath().getName());
+          if (!m.matches() || Long.parseLong(m.group(1)) < version) continue;
+          if (m.group(3).equals("zip") || m.group(3).equals("snapshot")) {
             raw.delete(file.getPath(), false);
-          } else if (v == version) {
+          } else if (Long.parseLong(m.group(1)) == version) {
             before.add(file.getPath().toString());
           }
         }
@@ -162,16 +159,10 @@ final class CheckpointCommit {
     return files;
   }
 
-  /** The version a store file belongs to, or -1; {@code dataOnly}: not checksums/temporaries. */
-  static long versionOf(String name, boolean dataOnly) {
+  /** The version a store file (or its checksum or temporary file) belongs to, or -1. */
+  private static long versionOf(String name) {
     Matcher m = VERSION_FILE.matcher(name);
-    if (!m.matches() || (dataOnly && (name.startsWith(".") || m.group(4) != null))) return -1;
-    return Long.parseLong(m.group(1));
-  }
-
-  private static boolean isSnapshot(String name) {
-    Matcher m = VERSION_FILE.matcher(name);
-    return m.matches() && (m.group(3).equals("zip") || m.group(3).equals("snapshot"));
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
   }
 
   /** Writes commits/N+1, last: the edit becomes batch N+1. */
@@ -233,7 +224,7 @@ final class CheckpointCommit {
     for (Path dir : storeFolders(plan)) {
       for (FileStatus file : listFiles(raw, dir)) {
         String path = file.getPath().toString();
-        if (versionOf(file.getPath().getName(), false) == version && !before.contains(path)) {
+        if (versionOf(file.getPath().getName()) == version && !before.contains(path)) {
           raw.delete(file.getPath(), false);
           found = true;
         }

@@ -157,15 +157,6 @@ final class EditClaim {
     CrashPoint.reach("planned");
   }
 
-  /** Takes over batch b whose offsets/b an interrupted edit created (see InterruptedEdit). */
-  void adoptPlannedBatch() {
-    offsetsCreated = false;
-  }
-
-  long batch() {
-    return batch;
-  }
-
   /**
    * Undoes an uncommitted claim: offsets/b if this claim created it, then the claim file, then
    * the folders it created if they are empty. Safe to call more than once.
