@@ -18,9 +18,11 @@ exempt session.
 
 from __future__ import annotations
 
+import errno
 import logging
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -28,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog.errors import from_java
+from catalog.errors import PortInUse, from_java
+from sql_ext.quiet import java_options
 from sql_ext.session import catalog_conf, spark_conf
 from sql_ext.views import sync_views
 
@@ -65,7 +68,7 @@ def server_conf(
         "spark.savepoint.readOnly": str(not allow_writes).lower(),
         "spark.sql.hive.thriftServer.singleSession": "true",
         "spark.sql.warehouse.dir": str(state / "warehouse"),
-        "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
+        "spark.driver.extraJavaOptions": java_options(state, verbose=True),
     })  # fmt: skip
     return conf
 
@@ -187,9 +190,21 @@ def create_session(
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
+    return builder.getOrCreate()
+
+
+def check_port(bind: str, port: int) -> None:
+    """Fail in one line, before Spark starts, when ``bind:port`` is taken."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((bind, port))
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+            raise PortInUse(
+                f"Port {port} on {bind} is already in use by another process: stop it, or "
+                f"start the Thrift server on a free port with --port (e.g. --port {port + 1})."
+            ) from None
 
 
 def serve(
@@ -202,14 +217,19 @@ def serve(
     conf: Mapping[str, str] | None = None,
     hiveconf: Mapping[str, str] | None = None,
     refresh_seconds: float = REFRESH_SECONDS,
+    verbose: bool = False,
 ) -> int:
-    """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections."""
+    """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections.
+    Spark logs only errors unless ``verbose``; the server's files go to a removed folder."""
+    check_port(bind, port)
     state_dir = tempfile.mkdtemp(prefix="spark-savepoint-thrift-")
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    quiet = {"spark.driver.extraJavaOptions": java_options(Path(state_dir), verbose=verbose),
+             "spark.ui.showConsoleProgress": str(verbose).lower()}  # fmt: skip
     spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,
-                           master=master, conf=conf)  # fmt: skip
+                           master=master, conf={**quiet, **(conf or {})})  # fmt: skip
     try:
         server = start(spark, catalogs, port=port, bind=bind, state_dir=state_dir,
                        hiveconf=hiveconf, refresh_seconds=refresh_seconds)  # fmt: skip
