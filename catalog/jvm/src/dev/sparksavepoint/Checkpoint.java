@@ -254,12 +254,11 @@ public final class Checkpoint {
       }
       JSON.readTree(head.get(1));
     } catch (IOException | RuntimeException e) {
-      String older = commits.headMap(batchId).isEmpty() ? ""
-          : " Read an older batch with VERSION AS OF " + commits.headMap(batchId).lastKey()
-              + ", or";
-      throw Errors.corruptFile(location, log + "/" + batchId, "batch " + batchId, e, older
-          + (older.isEmpty() ? " Restore" : " restore") + " the file from a copy of the"
-          + " checkpoint.");
+      String restore = "the file from a copy of the checkpoint.";
+      String remedy = commits.headMap(batchId).isEmpty() ? "Restore " + restore
+          : "Read an older batch with VERSION AS OF " + commits.headMap(batchId).lastKey()
+              + ", or restore " + restore;
+      throw Errors.corruptFile(location, log + "/" + batchId, "batch " + batchId, e, remedy);
     }
   }
 

@@ -56,9 +56,27 @@ public final class Errors {
     String line = oneLine(message);
     scala.collection.immutable.Map<String, String> parameters =
         Map$.MODULE$.<String, String>empty().updated("message", line);
-    return new AnalysisException(errorClass, SQL_STATES.getOrDefault(errorClass,
-        DEFAULT_SQL_STATE), "<message>", parameters, Option.empty(),
-        Option.apply("[" + errorClass + "] " + line));
+    return new SavepointException(errorClass, SQL_STATES.getOrDefault(errorClass,
+        DEFAULT_SQL_STATE), parameters, "[" + errorClass + "] " + line);
+  }
+
+  /**
+   * Our AnalysisException. It keeps no query position: Spark's analyzer adds one to errors
+   * raised while it resolves a table function ({@code withPosition}), which appends
+   * "; line 1 pos 14" to the message and gives it a query context, and PySpark formats errors
+   * with a query context by looking their class up in Spark's own error file, which fails for
+   * SAVEPOINT_* classes.
+   */
+  public static final class SavepointException extends AnalysisException {
+    SavepointException(String errorClass, String sqlState,
+        scala.collection.immutable.Map<String, String> parameters, String message) {
+      super(errorClass, sqlState, "<message>", parameters, Option.empty(), Option.apply(message));
+    }
+
+    @Override
+    public AnalysisException withPosition(org.apache.spark.sql.catalyst.trees.Origin origin) {
+      return this;
+    }
   }
 
   /** A message on one line: other exceptions' multi-line text is joined. */

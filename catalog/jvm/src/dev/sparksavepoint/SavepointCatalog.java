@@ -145,8 +145,8 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     if (namespace.length == 0) {
       return new Identifier[] {Identifier.of(namespace, MetadataTable.NAME)};
     }
-    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace);
-    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
+    if (namespace.length != 1) throw new NoSuchNamespaceException(namespace);
+    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted()); // or SAVEPOINT_NO_SUCH_OPERATOR
     List<Identifier> ids = new ArrayList<>();
     for (String table : op.tableNames()) ids.add(Identifier.of(namespace, table));
     return ids.toArray(new Identifier[0]);
