@@ -44,6 +44,9 @@ logger.pyspark.level = error
 # a refused write is reported as one line; Spark's "write support ... is aborting" adds nothing
 logger.v2write.name = org.apache.spark.sql.execution.datasources.v2
 logger.v2write.level = fatal
+# the Thrift server logs each failed statement with its trace; the client receives the error
+logger.thriftstatement.name = org.apache.spark.sql.hive.thriftserver.SparkExecuteStatementOperation
+logger.thriftstatement.level = fatal
 """
 
 
@@ -64,14 +67,21 @@ def log_config(folder: Path) -> Path:
     return path
 
 
+def log_options(folder: Path, *, verbose: bool) -> list[str]:
+    """JVM options for the quiet logs (written into ``folder``); none when ``verbose``."""
+    if verbose:
+        return []
+    config = log_config(folder)
+    # log4j.configurationFile too: Hive's CLI re-initialises logging unless it is set
+    return [f"-Dlog4j2.configurationFile={config}", f"-Dlog4j.configurationFile={config}"]
+
+
 def java_options(folder: Path, *, verbose: bool) -> str:
-    """Driver JVM options: Derby's files in ``folder``, and the quiet logs unless ``verbose``."""
-    options = [f"-Dderby.system.home={folder}", f"-Dderby.stream.error.file={folder / 'derby.log'}"]
-    if not verbose:
-        config = log_config(folder)
-        # log4j.configurationFile too: Hive's CLI re-initialises logging unless it is set
-        options += [f"-Dlog4j2.configurationFile={config}", f"-Dlog4j.configurationFile={config}"]
-    return " ".join(options)
+    """Driver JVM options of a spark-sql run: Derby's files (``derby.log``, ``metastore_db/``)
+    in ``folder``, and the quiet logs unless ``verbose``. (Not for the Thrift server: its
+    in-memory Derby metastore fails to start when ``derby.system.home`` is set.)"""
+    derby = [f"-Dderby.system.home={folder}", f"-Dderby.stream.error.file={folder / 'derby.log'}"]
+    return " ".join(derby + log_options(folder, verbose=verbose))
 
 
 def spark_settings(folder: Path, *, verbose: bool) -> dict[str, str]:

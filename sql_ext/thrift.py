@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from catalog.errors import PortInUse, from_java
-from sql_ext.quiet import java_options
+from sql_ext.quiet import log_options
 from sql_ext.session import catalog_conf, spark_conf
 from sql_ext.views import sync_views
 
@@ -68,7 +68,7 @@ def server_conf(
         "spark.savepoint.readOnly": str(not allow_writes).lower(),
         "spark.sql.hive.thriftServer.singleSession": "true",
         "spark.sql.warehouse.dir": str(state / "warehouse"),
-        "spark.driver.extraJavaOptions": java_options(state, verbose=True),
+        "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
     })  # fmt: skip
     return conf
 
@@ -145,8 +145,10 @@ def start(
         handle.sync()
     except Exception as error:
         raise from_java(error) from None
-    for key, value in {**hive_conf(port=port, bind=bind, state_dir=state_dir),
-                       **(hiveconf or {})}.items():  # fmt: skip
+    settings = {**hive_conf(port=port, bind=bind, state_dir=state_dir), **(hiveconf or {})}
+    for folder in ("hive.exec.local.scratchdir", "hive.server2.logging.operation.log.location"):
+        Path(settings[folder]).mkdir(parents=True, exist_ok=True)  # Hive logs an error per session
+    for key, value in settings.items():
         spark.conf.set(key, value)
     server_class = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     handle.server = server_class.startWithContext(spark._jsparkSession.sqlContext())  # type: ignore[attr-defined]
@@ -226,7 +228,9 @@ def serve(
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    quiet = {"spark.driver.extraJavaOptions": java_options(Path(state_dir), verbose=verbose),
+    java = [f"-Dderby.stream.error.file={Path(state_dir) / 'derby.log'}",
+            *log_options(Path(state_dir), verbose=verbose)]
+    quiet = {"spark.driver.extraJavaOptions": " ".join(java),
              "spark.ui.showConsoleProgress": str(verbose).lower()}  # fmt: skip
     spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,
                            master=master, conf={**quiet, **(conf or {})})  # fmt: skip
