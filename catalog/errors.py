@@ -1,15 +1,25 @@
-"""Errors a user can act on. Each carries a stable error class (``SAVEPOINT_*``) and a message
-that names the checkpoint, operator, state or column, and says what to do.
+"""Errors a user can act on: one exception class per stable error class (``SAVEPOINT_*``), each
+message one line naming the checkpoint, operator, state, column, batch or file, and what to do.
 
-The JVM catalog raises the same classes inside Spark's AnalysisException; :func:`from_java`
-turns a py4j error carrying one into the matching Python exception.
+The JVM catalog raises the same classes as Spark ``AnalysisException`` s whose condition
+(``e.getCondition()``) is the ``SAVEPOINT_*`` class. Our own entry points (``session``,
+``attach``, ``create_savepoint``, the CLI) raise the subclasses below; for ``spark.sql(...)``,
+turn pyspark's exception into ours with :func:`savepoint_error` or :func:`savepoint_errors`:
+
+>>> error = savepoint_error(Exception("[SAVEPOINT_NO_SUCH_STATE] No state 'x' in operator agg_0."))
+>>> type(error).__name__, error.error_class
+('NoSuchState', 'SAVEPOINT_NO_SUCH_STATE')
+>>> isinstance(error, SavepointError), savepoint_error(ValueError("unrelated")) is None
+(True, True)
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-_CLASS = re.compile(r"\[(SAVEPOINT_[A-Z_]+)\]\s*(.*)", re.DOTALL)
+_CLASS = re.compile(r"\[(SAVEPOINT_[A-Z_]+)\]\s*([^\n]*)")
 
 
 class SavepointError(Exception):
@@ -19,7 +29,12 @@ class SavepointError(Exception):
 
     def __init__(self, message: str, error_class: str | None = None) -> None:
         self.error_class = error_class or self.error_class
+        self.message = message
         super().__init__(f"[{self.error_class}] {message}")
+
+    def getCondition(self) -> str:  # noqa: N802 (pyspark's spelling)
+        """The error class, like pyspark's ``PySparkException.getCondition()``."""
+        return self.error_class
 
 
 class CheckpointNotFound(SavepointError):
@@ -28,22 +43,253 @@ class CheckpointNotFound(SavepointError):
     error_class = "SAVEPOINT_NOT_A_CHECKPOINT"
 
 
+class NoSuchCheckpoint(CheckpointNotFound):
+    """The checkpoint folder does not exist."""
+
+    error_class = "SAVEPOINT_NO_SUCH_CHECKPOINT"
+
+
+class NotACheckpoint(CheckpointNotFound):
+    """The folder exists but has no offsets/ and commits/ logs."""
+
+    error_class = "SAVEPOINT_NOT_A_CHECKPOINT"
+
+
+class PathNotSet(SavepointError):
+    """A catalog was configured without spark.sql.catalog.<name>.path."""
+
+    error_class = "SAVEPOINT_PATH_NOT_SET"
+
+
+class NoCommittedBatch(SavepointError):
+    """The checkpoint has no committed batch yet."""
+
+    error_class = "SAVEPOINT_NO_COMMITTED_BATCH"
+
+
+class NoSuchOperator(SavepointError):
+    """No stateful operator answers to the uid (or operator id) asked for."""
+
+    error_class = "SAVEPOINT_NO_SUCH_OPERATOR"
+
+
+class NoSuchState(SavepointError):
+    """The operator has no state (table) of that name."""
+
+    error_class = "SAVEPOINT_NO_SUCH_STATE"
+
+
+class NoSuchBatch(SavepointError):
+    """The batch asked for is not in the commit log."""
+
+    error_class = "SAVEPOINT_NO_SUCH_BATCH"
+
+
+class UncommittedBatch(SavepointError):
+    """The batch is planned (offsets/N) but not committed (no commits/N)."""
+
+    error_class = "SAVEPOINT_UNCOMMITTED_BATCH"
+
+
+class BadVersion(SavepointError):
+    """VERSION AS OF was given something that is not a batch id."""
+
+    error_class = "SAVEPOINT_BAD_VERSION"
+
+
+class NoBatchAtTime(SavepointError):
+    """TIMESTAMP AS OF is before the first commit."""
+
+    error_class = "SAVEPOINT_NO_BATCH_AT_TIME"
+
+
+class Unsupported(SavepointError):
+    """DDL and other statements a catalog of state tables cannot do."""
+
+    error_class = "SAVEPOINT_UNSUPPORTED"
+
+
+class CorruptFile(SavepointError):
+    """A checkpoint file (log entry, metadata, schema or state file) cannot be read."""
+
+    error_class = "SAVEPOINT_CORRUPT_FILE"
+
+
+class CheckpointIOError(SavepointError):
+    """The file system failed while reading the checkpoint."""
+
+    error_class = "SAVEPOINT_IO"
+
+
+class QueryRunning(SavepointError):
+    """A streaming query of this session runs on the checkpoint being written."""
+
+    error_class = "SAVEPOINT_QUERY_RUNNING"
+
+
+class QueryAlive(SavepointError):
+    """The checkpoint's streaming query may be running in another driver (recent batches)."""
+
+    error_class = "SAVEPOINT_QUERY_ALIVE"
+
+
+class InterruptedEdit(SavepointError):
+    """The last batch was planned by an edit that did not commit; its writer may still run."""
+
+    error_class = "SAVEPOINT_INTERRUPTED_EDIT"
+
+
+class WriteOldBatch(SavepointError):
+    """A write into a table read at an older batch (VERSION AS OF)."""
+
+    error_class = "SAVEPOINT_WRITE_OLD_BATCH"
+
+
+class ReadOnlyState(SavepointError):
+    """State that cannot be written (yet): join state, state with TTL, ..."""
+
+    error_class = "SAVEPOINT_READ_ONLY_STATE"
+
+
+class ReadOnlyServer(SavepointError):
+    """A write or DDL statement sent to a read-only Thrift server."""
+
+    error_class = "SAVEPOINT_READ_ONLY"
+
+
+class ColumnMismatch(SavepointError):
+    """A write gives columns that do not match the table's."""
+
+    error_class = "SAVEPOINT_COLUMN_MISMATCH"
+
+
+class TypeMismatch(SavepointError):
+    """A write gives a column of a type that would need a lossy conversion."""
+
+    error_class = "SAVEPOINT_TYPE_MISMATCH"
+
+
+class NullKey(SavepointError):
+    """A write gives a NULL key."""
+
+    error_class = "SAVEPOINT_NULL_KEY"
+
+
+class DuplicateKey(SavepointError):
+    """A write gives the same key more than once."""
+
+    error_class = "SAVEPOINT_DUPLICATE_KEY"
+
+
+class PartitionMismatch(SavepointError):
+    """Internal: a row reached the wrong state partition (please report)."""
+
+    error_class = "SAVEPOINT_PARTITION_MISMATCH"
+
+
+class ConcurrentWrite(SavepointError):
+    """The checkpoint changed while a write was running."""
+
+    error_class = "SAVEPOINT_CONCURRENT_WRITE"
+
+
+class WriteFailed(SavepointError):
+    """The file system failed during a write (which was rolled back)."""
+
+    error_class = "SAVEPOINT_WRITE_FAILED"
+
+
+class TargetNotEmpty(SavepointError):
+    """create_savepoint into a folder that exists and is not empty."""
+
+    error_class = "SAVEPOINT_TARGET_NOT_EMPTY"
+
+
+class TemplateUnsupported(SavepointError):
+    """create_savepoint from a template it cannot copy (checkpoint format v2)."""
+
+    error_class = "SAVEPOINT_TEMPLATE_UNSUPPORTED"
+
+
+class BadArguments(SavepointError):
+    """Wrong arguments to a table function (savepoint_metadata, savepoint_state)."""
+
+    error_class = "SAVEPOINT_BAD_ARGUMENTS"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 
     error_class = "SAVEPOINT_JAR_MISSING"
 
 
-_BY_CLASS: dict[str, type[SavepointError]] = {
-    "SAVEPOINT_NO_SUCH_CHECKPOINT": CheckpointNotFound,
-    "SAVEPOINT_NOT_A_CHECKPOINT": CheckpointNotFound,
-}
+class PortInUse(SavepointError):
+    """The Thrift server's port is taken by another process."""
+
+    error_class = "SAVEPOINT_PORT_IN_USE"
+
+
+BY_CLASS: dict[str, type[SavepointError]] = {
+    cls.error_class: cls
+    for cls in (
+        NoSuchCheckpoint, NotACheckpoint, PathNotSet, NoCommittedBatch, NoSuchOperator,
+        NoSuchState, NoSuchBatch, UncommittedBatch, BadVersion, NoBatchAtTime, Unsupported,
+        CorruptFile, CheckpointIOError, QueryRunning, QueryAlive, InterruptedEdit,
+        WriteOldBatch, ReadOnlyState,
+        ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
+        ConcurrentWrite, WriteFailed, TargetNotEmpty, TemplateUnsupported, BadArguments,
+        JvmPieceMissing, PortInUse,
+    )
+}  # fmt: skip
+"""Every ``SAVEPOINT_*`` class -> its exception type."""
+
+
+def savepoint_error(error: BaseException) -> SavepointError | None:
+    """The :class:`SavepointError` subclass instance that a pyspark, py4j or Python error
+    carries (by its condition, its Java cause chain or its message), or None."""
+    if isinstance(error, SavepointError):
+        return error
+    for text in _texts(error):
+        match = _CLASS.search(text)
+        if match:
+            error_class, message = match.group(1), match.group(2).strip()
+            return BY_CLASS.get(error_class, SavepointError)(message, error_class)
+    return None
+
+
+def _texts(error: BaseException) -> Iterator[str]:
+    """Messages to search, most specific first: the Java exception and its causes, then str()."""
+    java = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+    seen = 0
+    while java is not None and seen < 20:
+        try:
+            yield str(java.getMessage() or "")
+            java = java.getCause()
+        except Exception:  # a py4j object of a stopped JVM
+            break
+        seen += 1
+    yield str(error)
+
+
+@contextmanager
+def savepoint_errors() -> Iterator[None]:
+    """Re-raise any error that carries a ``SAVEPOINT_*`` class as its :class:`SavepointError`
+    subclass (the original stays as ``__cause__``)::
+
+        with savepoint_errors():
+            spark.sql("INSERT INTO savepoint.agg_0.default VALUES ('a', 1, 1)")
+    """
+    try:
+        yield
+    except SavepointError:
+        raise
+    except Exception as error:
+        converted = savepoint_error(error)
+        if converted is None:
+            raise
+        raise converted from error
 
 
 def from_java(error: BaseException) -> BaseException:
     """The SavepointError inside a py4j/pyspark error, or the error itself when there is none."""
-    match = _CLASS.search(str(error))
-    if not match:
-        return error
-    error_class, message = match.group(1), match.group(2).strip().splitlines()[0]
-    return _BY_CLASS.get(error_class, SavepointError)(message, error_class)
+    return savepoint_error(error) or error

@@ -3,6 +3,12 @@
     spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
+    spark-savepoint create <target> --like <checkpoint>
+    spark-savepoint recover <path> [--force]
+
+Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
+it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only
+errors, and runs leave no files behind (Derby and Hive files go to a removed scratch folder).
 """
 
 from __future__ import annotations
@@ -11,14 +17,20 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
-from catalog.errors import SavepointError
+from catalog.errors import NoSuchCheckpoint, NotACheckpoint, savepoint_error
 from catalog.jar import pyspark_jars
+from sql_ext.quiet import java_options, scratch, spark_settings
 from sql_ext.session import DEFAULT_CATALOG, spark_conf
 from sql_ext.thrift import state_catalog
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 
 def _parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
@@ -43,47 +55,78 @@ def conf_for(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> dict[str, 
     return conf
 
 
-def spark_sql_command(paths: Sequence[str], catalog: str, extra: Sequence[str]) -> list[str]:
-    """The spark-sql command line (from the installed pyspark) with the catalogs attached."""
+def check_local(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> None:
+    """Fail before starting Spark when a local checkpoint folder is missing or is not one
+    (other file systems, e.g. ``s3a://``, are checked by the catalog when first used)."""
+    for path in _parse_catalogs(paths, catalog).values():
+        url = urlparse(path)
+        if url.scheme not in ("", "file"):
+            continue
+        folder = Path(url.path if url.scheme else path)
+        if not folder.is_dir():
+            raise NoSuchCheckpoint(
+                f"Checkpoint folder '{path}' does not exist. Point the catalog's path at a "
+                "streaming query's checkpointLocation."
+            )
+        if not ((folder / "offsets").is_dir() and (folder / "commits").is_dir()):
+            found = ", ".join(sorted(p.name for p in folder.iterdir())[:10]) or "nothing"
+            raise NotACheckpoint(
+                f"'{path}' is not a streaming checkpoint: it has no offsets/ and commits/ logs "
+                f"(it holds: {found})."
+            )
+
+
+def spark_sql_command(
+    paths: Sequence[str], catalog: str, extra: Sequence[str], *, scratch_dir: Path,
+    verbose: bool = False,
+) -> list[str]:
+    """The spark-sql command line (from the installed pyspark) with the catalogs attached,
+    column headers on, Derby/Hive files in ``scratch_dir`` and, unless ``verbose``, quiet."""
     spark_sql = Path(pyspark_jars()).parent / "bin" / "spark-sql"
-    command = [str(spark_sql)]
-    for key, value in conf_for(paths, catalog).items():
+    command = [str(spark_sql), "--driver-java-options", java_options(scratch_dir, verbose=verbose)]
+    settings = {**conf_for(paths, catalog), **spark_settings(scratch_dir, verbose=verbose),
+                "spark.hadoop.hive.cli.print.header": "true"}  # fmt: skip
+    for key, value in settings.items():
         if key == "spark.driver.extraClassPath":
             command += ["--driver-class-path", value]
         elif key == "spark.jars":
             command += ["--jars", value]
-        else:
+        elif key != "spark.driver.extraJavaOptions":  # given as --driver-java-options
             command += ["--conf", f"{key}={value}"]
-    return command + list(extra)
+    return command + ([] if verbose else ["-S"]) + list(extra)
 
 
 def _sql(args: argparse.Namespace) -> int:
-    extra = list(args.spark_args)
-    paths = list(args.paths)
-    if args.views:
-        catalogs = _parse_catalogs(paths, args.catalog)
-        extra += ["-i", _views_init_file(catalogs)]
-        paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
-    if args.force:
-        extra += ["--conf", "spark.savepoint.write.force=true"]
-    if args.execute:
-        extra += ["-e", args.execute]
-    if args.file:
-        extra += ["-f", args.file]
-    command = spark_sql_command(paths, args.catalog, extra)
-    env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
-    env.setdefault("PYSPARK_PYTHON", sys.executable)
-    return subprocess.call(command, env=env)
+    check_local(args.paths, args.catalog)
+    with scratch() as folder:
+        extra = list(args.spark_args)
+        paths = list(args.paths)
+        if args.views:
+            catalogs = _parse_catalogs(paths, args.catalog)
+            extra += ["-i", _views_init_file(catalogs, folder, args.verbose)]
+            paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
+        if args.force:
+            extra += ["--conf", "spark.savepoint.write.force=true"]
+        if args.execute:
+            extra += ["-e", args.execute]
+        if args.file:
+            extra += ["-f", args.file]
+        command = spark_sql_command(paths, args.catalog, extra, scratch_dir=folder,
+                                    verbose=args.verbose)  # fmt: skip
+        env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
+        env.setdefault("PYSPARK_PYTHON", sys.executable)
+        return subprocess.call(command, env=env)
 
 
-def _views_init_file(catalogs: dict[str, str]) -> str:
-    """An init SQL file creating, in spark-sql, the flat views the Thrift server shows:
-    database NAME with ``<uid>_<state>`` views over catalog ``NAME_catalog``. The statements
-    come from a short local session (metadata files only, no Spark job)."""
+def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> str:
+    """An init SQL file (in ``folder``) creating, in spark-sql, the flat views the Thrift server
+    shows: database NAME with ``<uid>_<state>`` views over catalog ``NAME_catalog``. The
+    statements come from a short local session (metadata files only, no Spark job)."""
     from sql_ext.session import attach, session
     from sql_ext.views import view_statements
 
-    spark = session(master="local[1]", **{"spark.ui.enabled": "false"})
+    settings = {"spark.ui.enabled": "false", **spark_settings(folder, verbose=verbose)}
+    spark = session(master="local[1]", **settings)
     try:
         lines = []
         for name, path in catalogs.items():
@@ -92,13 +135,13 @@ def _views_init_file(catalogs: dict[str, str]) -> str:
             lines += view_statements(spark, state_catalog(name), name)
     finally:
         spark.stop()
-    init = tempfile.NamedTemporaryFile("w", prefix="savepoint-views-", suffix=".sql", delete=False)
-    with init:
-        init.write(";\n".join(lines) + ";\n")
-    return init.name
+    init = folder / "views.sql"
+    init.write_text(";\n".join(lines) + ";\n")
+    return str(init)
 
 
 def _conf(args: argparse.Namespace) -> int:
+    check_local(args.paths, args.catalog)
     conf = conf_for(args.paths, args.catalog)
     for key, value in conf.items():
         if args.format == "defaults":
@@ -108,41 +151,40 @@ def _conf(args: argparse.Namespace) -> int:
     return 0
 
 
-def _create(args: argparse.Namespace) -> int:
+def _in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], str]) -> int:
+    """Prints what ``action`` returns, run in the active session or a quiet local one (stopped
+    afterwards, its scratch files removed)."""
     from pyspark.sql import SparkSession
 
-    from sql_ext.empty import create_savepoint
     from sql_ext.session import session
 
     running = SparkSession.getActiveSession()
-    spark = session(master=args.master)
-    try:
-        print(create_savepoint(spark, args.target, args.like))
-    finally:
-        if running is None:
-            spark.stop()
+    with scratch() as folder:
+        spark = session(master=args.master, **spark_settings(folder, verbose=args.verbose))
+        try:
+            print(action(spark))
+        finally:
+            if running is None:
+                spark.stop()
     return 0
+
+
+def _create(args: argparse.Namespace) -> int:
+    from sql_ext.empty import create_savepoint
+
+    return _in_local_session(args, lambda spark: create_savepoint(spark, args.target, args.like))
 
 
 def _recover(args: argparse.Namespace) -> int:
-    from pyspark.sql import SparkSession
-
     from sql_ext.edits import recover
-    from sql_ext.session import session
 
-    running = SparkSession.getActiveSession()
-    spark = session(master=args.master)
-    try:
-        print(recover(spark, args.path, force=args.force))
-    finally:
-        if running is None:
-            spark.stop()
-    return 0
+    return _in_local_session(args, lambda spark: recover(spark, args.path, force=args.force))
 
 
-def _add_recover(sub: argparse._SubParsersAction) -> None:
+def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     recover = sub.add_parser(
-        "recover", help="complete the batch an interrupted edit left uncommitted, without it")
+        "recover", parents=[common],
+        help="complete the batch an interrupted edit left uncommitted, without the edit")
     recover.add_argument("path", metavar="PATH", help="checkpoint folder")
     recover.add_argument("--force", action="store_true",
                          help="also when the interrupted writer ran on another host"
@@ -154,10 +196,12 @@ def _add_recover(sub: argparse._SubParsersAction) -> None:
 def _thriftserver(args: argparse.Namespace) -> int:
     from sql_ext.thrift import serve
 
+    check_local(args.paths, args.catalog)
     return serve(
         _parse_catalogs(args.paths, args.catalog), port=args.port, bind=args.bind,
         allow_writes=args.allow_writes, master=args.master,
         conf=_pairs(args.conf, "--conf"), hiveconf=_pairs(args.hiveconf, "--hiveconf"),
+        verbose=args.verbose,
     )  # fmt: skip
 
 
@@ -169,9 +213,10 @@ def _pairs(items: Sequence[str], option: str) -> dict[str, str]:
     return pairs
 
 
-def _add_thriftserver(sub: argparse._SubParsersAction) -> None:
+def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     thrift = sub.add_parser(
-        "thriftserver", help="a JDBC (HiveServer2) server with flat views of the state")
+        "thriftserver", parents=[common],
+        help="a JDBC (HiveServer2) server with flat views of the state")  # fmt: skip
     thrift.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
     thrift.add_argument("--catalog", default=DEFAULT_CATALOG, help="database name (%(default)s)")
     thrift.add_argument("--port", type=int, default=10000, help="port (%(default)s)")
@@ -194,8 +239,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Options after -- go to spark-sql unchanged.",
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="store_true",
+                        help="Spark's default logs and full error traces")
 
-    sql = sub.add_parser("sql", help="spark-sql with checkpoints attached as catalogs")
+    sql = sub.add_parser("sql", parents=[common],
+                         help="spark-sql with checkpoints attached as catalogs")
     sql.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
     sql.add_argument("-e", "--execute", help="run this SQL and exit")
     sql.add_argument("-f", "--file", help="run the SQL in this file and exit")
@@ -210,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="write even when the checkpoint's query looks alive (you know it has stopped)")
     sql.set_defaults(run=_sql)
 
-    conf = sub.add_parser("conf", help="print the settings for spark-submit / spark-defaults")
+    conf = sub.add_parser("conf", parents=[common],
+                          help="print the settings for spark-submit / spark-defaults")
     conf.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
     conf.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
     conf.add_argument(
@@ -220,15 +270,16 @@ def build_parser() -> argparse.ArgumentParser:
     conf.set_defaults(run=_conf)
 
     create = sub.add_parser(
-        "create", help="create an empty savepoint shaped like a checkpoint, to bootstrap with INSERT")
+        "create", parents=[common],
+        help="create an empty savepoint shaped like a checkpoint, to bootstrap with INSERT")
     create.add_argument("target", help="new folder (must not exist or be empty)")
     create.add_argument("--like", required=True, metavar="CHECKPOINT",
                         help="checkpoint of the same query: operators, schemas, source positions")
     create.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     create.set_defaults(run=_create)
 
-    _add_recover(sub)
-    _add_thriftserver(sub)
+    _add_recover(sub, common)
+    _add_thriftserver(sub, common)
     return parser
 
 
@@ -240,8 +291,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.spark_args = passthrough
     try:
         return int(args.run(args))
-    except SavepointError as error:
-        print(f"spark-savepoint: {error}", file=sys.stderr)
+    except Exception as error:
+        converted = savepoint_error(error)
+        if converted is None:
+            raise
+        if args.verbose:
+            traceback.print_exc()
+        print(f"spark-savepoint: {converted}", file=sys.stderr)
         return 1
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from catalog.errors import from_java
+from catalog.errors import savepoint_errors
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -52,10 +52,12 @@ def recover(spark: SparkSession, path: str, force: bool = False) -> str:
     ``path``, without the edit (as the restarted query would); returns one line saying what it
     did. Writes do this on their own when the interrupted writer ran on this host and has
     ended; ``force=True`` is for a writer elsewhere that you know has stopped.
+
+    Raises:
+        SavepointError: ``InterruptedEdit`` (a writer that may still run claimed the batch),
+        ``UncommittedBatch`` (a query's batch: restart the query), ``NoSuchCheckpoint``, ...
     """
     jvm = spark._jvm  # type: ignore[attr-defined]
-    try:
+    with savepoint_errors():
         return str(jvm.dev.sparksavepoint.InterruptedEdit.recover(
             spark._jsparkSession, str(path), bool(force)))  # type: ignore[attr-defined]
-    except Exception as error:
-        raise from_java(error) from None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import from_java
+from catalog.errors import savepoint_errors
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -26,10 +26,11 @@ def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
 
     ``target`` must not exist or be an empty folder. Its only committed batch (0) holds empty
     state in every store; a query started on it reads input after ``like``'s position.
+
+    Raises:
+        SavepointError: ``TargetNotEmpty``, ``TemplateUnsupported``, ``NoSuchCheckpoint``, ...
     """
     jvm = spark._jvm  # type: ignore[attr-defined]
-    try:
+    with savepoint_errors():
         return str(jvm.dev.sparksavepoint.EmptySavepoint.create(
             spark._jsparkSession, str(target), str(like)))  # type: ignore[attr-defined]
-    except Exception as error:
-        raise from_java(error) from None

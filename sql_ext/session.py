@@ -1,10 +1,10 @@
-"""Create or extend a SparkSession so that checkpoints are readable as ``<catalog>.<uid>.<state>``."""
+"""Create or extend a SparkSession so checkpoints are readable as ``<catalog>.<uid>.<state>``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import JvmPieceMissing, from_java
+from catalog.errors import JvmPieceMissing, savepoint_errors
 from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, QUERY_LISTENER_CLASS, jar_path
 from sql_ext.empty import create_savepoint
 
@@ -53,9 +53,13 @@ def session(
     """A SparkSession with the checkpoint at ``path`` attached as ``catalog``.
 
     With ``like``, a missing ``path`` is first created as an empty savepoint shaped like that
-    checkpoint (see :func:`sql_ext.create_savepoint`). Extra Spark settings go in ``conf`` (pass dotted keys with ``**{"spark.x": "y"}``). When a
-    session is already running it is reused and the checkpoint attached to it; that session must
-    have been started with the spark-savepoint jar on its driver classpath.
+    checkpoint (see :func:`sql_ext.create_savepoint`). Extra Spark settings go in ``conf``
+    (pass dotted keys with ``**{"spark.x": "y"}``). When a session is already running it is
+    reused and the checkpoint attached to it; that session must have been started with the
+    spark-savepoint jar on its driver classpath.
+
+    Raises:
+        SavepointError: a subclass per ``SAVEPOINT_*`` class, e.g. ``NoSuchCheckpoint``.
     """
     from pyspark.sql import SparkSession
 
@@ -70,8 +74,9 @@ def session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
-        _create_if_missing(spark, path, like)
-        _check_checkpoint(spark, path)
+        with savepoint_errors():
+            _create_if_missing(spark, path, like)
+            _check_checkpoint(spark, path)
     return spark
 
 
@@ -99,10 +104,11 @@ def attach(
     that name pointed at before); with ``like``, create it first as an empty savepoint when
     missing."""
     _require_jar(spark)
-    _create_if_missing(spark, path, like)
-    for key, value in catalog_conf(path, catalog).items():
-        spark.conf.set(key, value)
-    _check_checkpoint(spark, path)
+    with savepoint_errors():
+        _create_if_missing(spark, path, like)
+        for key, value in catalog_conf(path, catalog).items():
+            spark.conf.set(key, value)
+        _check_checkpoint(spark, path)
 
 
 def _create_if_missing(spark: SparkSession, path: str, like: str | None) -> None:
@@ -131,7 +137,4 @@ def _check_checkpoint(spark: SparkSession, path: str) -> None:
     """Fail early, with the catalog's own message, when ``path`` is not a checkpoint."""
     jvm = spark._jvm  # type: ignore[attr-defined]
     hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
-    try:
-        jvm.dev.sparksavepoint.Checkpoint.open(str(path), hadoop_conf)
-    except Exception as error:
-        raise from_java(error) from None
+    jvm.dev.sparksavepoint.Checkpoint.open(str(path), hadoop_conf)

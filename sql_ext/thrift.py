@@ -18,9 +18,11 @@ exempt session.
 
 from __future__ import annotations
 
+import errno
 import logging
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -28,7 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog.errors import from_java
+from catalog.errors import PortInUse, from_java
+from sql_ext.quiet import log_options
 from sql_ext.session import catalog_conf, spark_conf
 from sql_ext.views import sync_views
 
@@ -142,8 +145,10 @@ def start(
         handle.sync()
     except Exception as error:
         raise from_java(error) from None
-    for key, value in {**hive_conf(port=port, bind=bind, state_dir=state_dir),
-                       **(hiveconf or {})}.items():  # fmt: skip
+    settings = {**hive_conf(port=port, bind=bind, state_dir=state_dir), **(hiveconf or {})}
+    for folder in ("hive.exec.local.scratchdir", "hive.server2.logging.operation.log.location"):
+        Path(settings[folder]).mkdir(parents=True, exist_ok=True)  # Hive logs an error per session
+    for key, value in settings.items():
         spark.conf.set(key, value)
     server_class = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     handle.server = server_class.startWithContext(spark._jsparkSession.sqlContext())  # type: ignore[attr-defined]
@@ -187,9 +192,21 @@ def create_session(
     }
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("WARN")
-    return spark
+    return builder.getOrCreate()
+
+
+def check_port(bind: str, port: int) -> None:
+    """Fail in one line, before Spark starts, when ``bind:port`` is taken."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((bind, port))
+        except OSError as error:
+            if error.errno != errno.EADDRINUSE:
+                raise
+            raise PortInUse(
+                f"Port {port} on {bind} is already in use by another process: stop it, or "
+                f"start the Thrift server on a free port with --port (e.g. --port {port + 1})."
+            ) from None
 
 
 def serve(
@@ -202,14 +219,21 @@ def serve(
     conf: Mapping[str, str] | None = None,
     hiveconf: Mapping[str, str] | None = None,
     refresh_seconds: float = REFRESH_SECONDS,
+    verbose: bool = False,
 ) -> int:
-    """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections."""
+    """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections.
+    Spark logs only errors unless ``verbose``; the server's files go to a removed folder."""
+    check_port(bind, port)
     state_dir = tempfile.mkdtemp(prefix="spark-savepoint-thrift-")
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    java = [f"-Dderby.stream.error.file={Path(state_dir) / 'derby.log'}",
+            *log_options(Path(state_dir), verbose=verbose)]
+    quiet = {"spark.driver.extraJavaOptions": " ".join(java),
+             "spark.ui.showConsoleProgress": str(verbose).lower()}  # fmt: skip
     spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,
-                           master=master, conf=conf)  # fmt: skip
+                           master=master, conf={**quiet, **(conf or {})})  # fmt: skip
     try:
         server = start(spark, catalogs, port=port, bind=bind, state_dir=state_dir,
                        hiveconf=hiveconf, refresh_seconds=refresh_seconds)  # fmt: skip

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -11,19 +14,60 @@ from catalog.jar import CATALOG_CLASS, jar_path
 from sql_ext.cli import main
 
 
-def test_conf_prints_submit_settings(capsys, tmp_path) -> None:
-    assert main(["conf", str(tmp_path / "a"), f"other={tmp_path / 'b'}"]) == 0
+def test_conf_prints_submit_settings(capsys, checkpoints) -> None:
+    a, b = (str(checkpoints[(kind, "hdfs")].checkpoint) for kind in ("agg", "dedup"))
+    assert main(["conf", a, f"other={b}"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert f"--conf spark.driver.extraClassPath={jar_path()}" in lines
     assert f"--conf spark.sql.catalog.savepoint={CATALOG_CLASS}" in lines
-    assert f"--conf spark.sql.catalog.savepoint.path={tmp_path / 'a'}" in lines
-    assert f"--conf spark.sql.catalog.other.path={tmp_path / 'b'}" in lines
+    assert f"--conf spark.sql.catalog.savepoint.path={a}" in lines
+    assert f"--conf spark.sql.catalog.other.path={b}" in lines
 
 
-def test_conf_defaults_format(capsys, tmp_path) -> None:
-    assert main(["conf", str(tmp_path), "--format", "defaults"]) == 0
+def test_conf_defaults_format(capsys, checkpoints) -> None:
+    ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
+    assert main(["conf", ckpt, "--format", "defaults"]) == 0
     out = capsys.readouterr().out
-    assert f"spark.sql.catalog.savepoint.path {tmp_path}\n" in out
+    assert f"spark.sql.catalog.savepoint.path {ckpt}\n" in out
+
+
+def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
+    assert main(["conf", str(tmp_path / "nowhere")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"spark-savepoint: [SAVEPOINT_NO_SUCH_CHECKPOINT] Checkpoint folder "
+        f"'{tmp_path / 'nowhere'}' does not exist. Point the catalog's path at a streaming "
+        "query's checkpointLocation."
+    ]
+
+
+def test_thriftserver_port_in_use_is_one_line(capsys, checkpoints) -> None:
+    ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["thriftserver", ckpt, "--port", str(port)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("spark-savepoint: [SAVEPOINT_PORT_IN_USE]"), err
+    assert f"Port {port} on 127.0.0.1 is already in use" in err[0] and "--port" in err[0]
+
+
+def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """The CLI in a subprocess whose temp folder is a fresh folder under ``cwd``."""
+    temp = cwd / "tmp"
+    temp.mkdir()
+    return subprocess.run(
+        [sys.executable, "-m", "sql_ext.cli", *args], capture_output=True, text=True,
+        timeout=600, cwd=cwd, env={**os.environ, "TMPDIR": str(temp)},
+    )  # fmt: skip
+
+
+def _assert_nothing_left(folder: Path) -> None:
+    """No derby.log, metastore_db/, spark-warehouse/ in the working folder, no temp files."""
+    assert sorted(p.name for p in folder.iterdir()) == ["tmp"]
+    assert list((folder / "tmp").iterdir()) == []
 
 
 @pytest.mark.slow
@@ -34,18 +78,23 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path) -> None:
         "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
         "SELECT uid, state FROM savepoint.metadata; "
-        f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}')"
+        f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}'); "
+        "SELECT * FROM savepoint.agg_0.nope"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "-e", sql],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,  # spark-sql's metastore_db
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
+    result = _run_cli(["sql", ckpt, "-e", sql], tmp_path)
     lines = result.stdout.splitlines()
     assert "agg_0" in lines
+    assert "user\tcount" in lines, lines  # column headers
     assert "agg_0\tdefault" in lines
     assert "alice\t2" in lines, lines
     assert "fn\t1" in lines, lines
+    # the failing statement: exit code 1, its error in one line, little else on stderr
+    assert result.returncode == 1, result.stderr[-3000:]
+    errors = [line for line in result.stderr.splitlines() if "SAVEPOINT_" in line]
+    assert errors == [f"[SAVEPOINT_NO_SUCH_STATE] No state 'nope' in operator agg_0 of checkpoint "
+                      f"'{ckpt}'. States: default."], result.stderr[-3000:]
+    assert len(result.stderr.splitlines()) <= 8, result.stderr[-3000:]
+    _assert_nothing_left(tmp_path)
 
 
 @pytest.mark.slow
@@ -56,11 +105,9 @@ def test_sql_views_match_the_thrift_server_layout(checkpoints, tmp_path) -> None
         "SELECT window_start, user, count FROM savepoint.agg_0_default ORDER BY user; "
         "SELECT count(*) FROM savepoint_catalog.agg_0.default"
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "sql_ext.cli", "sql", ckpt, "--views", "-e", sql],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,  # spark-sql's metastore_db
-    )  # fmt: skip
+    result = _run_cli(["sql", ckpt, "--views", "-e", sql], tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
+    _assert_nothing_left(tmp_path)  # the views' init file is gone too
     lines = result.stdout.splitlines()
     assert "agg_0_default" in lines and "metadata" in lines, lines
     assert "2024-01-01 10:00:00\talice\t2" in lines, lines

@@ -6,9 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pyspark.errors import PySparkException
 
-from catalog.errors import CheckpointNotFound
-from sql_ext import attach
+from catalog.errors import CheckpointNotFound, NoSuchState, SavepointError
+from sql_ext import attach, savepoint_error, savepoint_errors
 
 
 @pytest.fixture()
@@ -62,5 +63,26 @@ def test_plain_operator_id_is_a_namespace(spark, agg: str) -> None:
 
 
 def test_unsupported_ddl_says_so(spark, agg: str) -> None:
-    with pytest.raises(Exception, match=r"DROP TABLE is not supported by catalog: err"):
+    with pytest.raises(Exception, match=r"SAVEPOINT_UNSUPPORTED\] DROP TABLE err\.agg_0\.default "
+                                        r"is not supported by catalog err"):
         spark.sql("DROP TABLE err.agg_0.default")
+
+
+def test_spark_errors_carry_the_class_as_their_condition(spark, agg: str) -> None:
+    with pytest.raises(PySparkException) as raised:
+        spark.table("err.agg_0.counts")
+    assert raised.value.getCondition() == "SAVEPOINT_NO_SUCH_STATE"
+    assert raised.value.getSqlState() == "42P01"
+    assert str(raised.value).startswith("[SAVEPOINT_NO_SUCH_STATE] No state 'counts' ")
+    assert isinstance(savepoint_error(raised.value), NoSuchState)
+
+
+def test_savepoint_errors_raises_the_typed_exception(spark, agg: str) -> None:
+    with pytest.raises(NoSuchState) as raised, savepoint_errors():
+        spark.table("err.agg_0.counts")
+    assert raised.value.error_class == "SAVEPOINT_NO_SUCH_STATE"
+    assert raised.value.message.startswith("No state 'counts' in operator agg_0")
+    assert isinstance(raised.value.__cause__, PySparkException)
+    with pytest.raises(ZeroDivisionError), savepoint_errors():  # others pass through
+        _ = 1 / 0
+    assert not isinstance(savepoint_error(ValueError("x")), SavepointError)

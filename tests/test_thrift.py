@@ -231,3 +231,10 @@ def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr[-3000:]
     assert "agg_0_default" in result.stdout and "join_0_left" in result.stdout
     assert "alice,2" in result.stdout.splitlines()
+
+
+@pytest.mark.slow
+def test_server_log_is_quiet(server: Server) -> None:
+    """After the statements of the tests above, Spark has logged only errors."""
+    lines = server.log.read_text().splitlines()
+    assert len(lines) <= 20, "\n".join(lines[:60])

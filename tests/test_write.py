@@ -190,8 +190,8 @@ REFUSED = [
      r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column count is BIGINT.*DECIMAL"),
     ("agg", "hdfs", "INSERT INTO {t} VALUES ('zed', 1)",
      r"SAVEPOINT_COLUMN_MISMATCH.*agg_0\.default.*gives 2 columns"),
-    ("dedup", "hdfs", "INSERT INTO {t} VALUES (6)",
-     r"SAVEPOINT_TYPE_MISMATCH.*dedup_0\.default.*event_id \(key\) is BIGINT.*INT.*CAST"),
+    ("dedup", "hdfs", "INSERT INTO {t} VALUES (6.5)",
+     r"SAVEPOINT_TYPE_MISMATCH.*dedup_0\.default.*event_id \(key\) is BIGINT.*DECIMAL.*CAST"),
     ("agg", "hdfs", "INSERT INTO {t} VALUES (CAST(NULL AS STRING), 1, 2)",
      r"SAVEPOINT_NULL_KEY.*agg_0\.default.*key column user is NULL"),
     ("agg", "rocksdb", "INSERT INTO {t} VALUES ('zed', 1, 1), ('amy', 1, 1), ('zed', 2, 2)",
@@ -254,3 +254,14 @@ def test_key_from_an_unnamed_expression(spark, copy: Copy) -> None:
     query, table = copy("agg", "rocksdb")
     spark.sql(f"INSERT INTO {table} SELECT concat('z', 'ed'), 5, 50")
     assert ("zed", 5, 50) in rows(spark, table)
+
+
+def test_narrower_whole_number_key_is_widened(spark, copy: Copy) -> None:
+    """An INT literal for a BIGINT key is cast before the write: same partition as 6L."""
+    query, table = copy("dedup", "hdfs")
+    spark.sql(f"INSERT INTO {table} VALUES (6), (CAST(7 AS SMALLINT))")
+    written = {r.event_id: r.partition_id for r in spark.table(table).collect()}
+    expected = spark.sql("SELECT pmod(hash(6L), 4) AS a, pmod(hash(7L), 4) AS b").first()
+    assert (written[6], written[7]) == (expected.a, expected.b)
+    out = restart(spark, query)  # event 6 of the restart wave is now a duplicate
+    assert 6 not in [r["event_id"] for r in out]

@@ -226,18 +226,85 @@ public final class Checkpoint {
     for (Operator op : operators) {
       if (op.answersTo(name)) return op;
     }
-    String known = operators.isEmpty()
+    throw Errors.noSuchOperator(location, name, describe(operators));
+  }
+
+  /** The operators of the last committed batch, as "agg_0 (stateStoreSave)" items. */
+  public List<String> operatorNames() {
+    if (!hasCommittedBatch()) return List.of("none (no committed batch)");
+    return List.of(describe(operators(lastCommitted())));
+  }
+
+  private static String describe(List<Operator> operators) {
+    return operators.isEmpty()
         ? "none (the query has no stateful operator)"
         : operators.stream().map(o -> o.uid() + " (" + o.name() + ")")
             .collect(Collectors.joining(", "));
-    throw Errors.noSuchOperator(location, name, known);
+  }
+
+  /**
+   * Checks that the log entries of {@code batchId} ({@code offsets/N}, {@code commits/N}) and the
+   * {@code metadata} file parse, so that a damaged file is reported by name, not as a parser
+   * trace from deep inside Spark.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE
+   */
+  public void checkLogs(long batchId) {
+    checkLogEntry("commits", batchId);
+    checkLogEntry("offsets", batchId);
+    Path metadata = new Path(root, "metadata");
+    try {
+      if (fs.exists(metadata)) JSON.readTree(readHead(metadata, 1).get(0));
+    } catch (IOException | RuntimeException e) {
+      throw Errors.corruptFile(location, "metadata", "the checkpoint", e, "Restore it from a copy"
+          + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
+    }
+  }
+
+  private void checkLogEntry(String log, long batchId) {
+    Path file = new Path(new Path(root, log), Long.toString(batchId));
+    try {
+      List<String> head = readHead(file, 2);
+      if (head.size() < 2 || !head.get(0).matches("v\\d+")) {
+        throw new IOException("expected a version line such as v1 and a JSON line");
+      }
+      JSON.readTree(head.get(1));
+    } catch (IOException | RuntimeException e) {
+      String restore = "the file from a copy of the checkpoint.";
+      String remedy = commits.headMap(batchId).isEmpty() ? "Restore " + restore
+          : "Read an older batch with VERSION AS OF " + commits.headMap(batchId).lastKey()
+              + ", or restore " + restore;
+      throw Errors.corruptFile(location, log + "/" + batchId, "batch " + batchId, e, remedy);
+    }
+  }
+
+  /** The first {@code lines} lines of a small file (fewer when it is shorter). */
+  private List<String> readHead(Path file, int lines) throws IOException {
+    List<String> head = new ArrayList<>();
+    try (BufferedReader reader = new BufferedReader(
+        new InputStreamReader(fs.open(file), StandardCharsets.UTF_8))) {
+      for (String line = reader.readLine(); line != null && head.size() < lines;
+          line = reader.readLine()) {
+        head.add(line);
+      }
+    }
+    if (head.isEmpty()) throw new IOException("the file is empty");
+    return head;
   }
 
   private Operator readOperator(long id, long batchId) throws IOException {
     Path opDir = new Path(new Path(root, "state"), Long.toString(id));
     boolean v2 = fs.exists(new Path(new Path(opDir, "_metadata"), "v2"));
-    Option<OperatorStateMetadata> read = OperatorStateMetadataReader
-        .createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false).read();
+    Option<OperatorStateMetadata> read;
+    try {
+      read = OperatorStateMetadataReader
+          .createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false).read();
+    } catch (RuntimeException e) {
+      String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
+          + " or the latest before it)" : "metadata");
+      throw Errors.corruptFile(location, file, "operator " + id, e, "Restore the file from a"
+          + " copy of the checkpoint.");
+    }
     if (read.isEmpty()) {
       return new Operator(id, "unknown", 0, countPartitions(opDir), List.of("default"), Map.of(),
           false, "");

@@ -1,33 +1,131 @@
 package dev.sparksavepoint;
 
+import java.util.Map;
 import org.apache.spark.sql.AnalysisException;
+import scala.Option;
 import scala.collection.immutable.Map$;
 
 /**
- * Every error a user can act on, in one place. Each message starts with a stable error class in
- * brackets (SAVEPOINT_*), names the checkpoint and the thing asked for, and says what exists
- * instead or what to do.
+ * Every error a user can act on, in one place. Each message is one line that starts with a
+ * stable error class in brackets (SAVEPOINT_*), names the checkpoint and the thing asked for,
+ * and says what exists instead or what to do.
+ *
+ * <p>Driver-side errors are Spark {@link AnalysisException}s whose condition
+ * ({@code getCondition()}, {@code getErrorClass()}) is the SAVEPOINT_* class itself, built with
+ * Spark's constructor for error classes defined outside Spark's own error-conditions file.
+ * Data-dependent refusals found inside a write task ({@link #rejected}) travel to the driver
+ * as a commit message ({@link RefusedWrites}) and are thrown there the same way, so they never
+ * reach the user as a failed Spark job.
  */
 public final class Errors {
   private Errors() {}
 
+  /** SQLSTATEs by class (SQL standard where one fits); others get {@link #DEFAULT_SQL_STATE}. */
+  private static final Map<String, String> SQL_STATES = Map.ofEntries(
+      Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
+      Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
+      Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
+      Map.entry("SAVEPOINT_BAD_VERSION", "22023"),
+      Map.entry("SAVEPOINT_NO_BATCH_AT_TIME", "22023"),
+      Map.entry("SAVEPOINT_COLUMN_MISMATCH", "21S01"),
+      Map.entry("SAVEPOINT_TYPE_MISMATCH", "42804"),
+      Map.entry("SAVEPOINT_NULL_KEY", "23502"),
+      Map.entry("SAVEPOINT_DUPLICATE_KEY", "23505"),
+      Map.entry("SAVEPOINT_UNSUPPORTED", "0A000"),
+      Map.entry("SAVEPOINT_READ_ONLY", "25006"),
+      Map.entry("SAVEPOINT_READ_ONLY_STATE", "25006"),
+      Map.entry("SAVEPOINT_CORRUPT_FILE", "58030"),
+      Map.entry("SAVEPOINT_IO", "58030"),
+      Map.entry("SAVEPOINT_WRITE_FAILED", "58030"),
+      Map.entry("SAVEPOINT_CONCURRENT_WRITE", "40001"),
+      Map.entry("SAVEPOINT_QUERY_RUNNING", "55006"),
+      Map.entry("SAVEPOINT_QUERY_ALIVE", "55006"),
+      Map.entry("SAVEPOINT_INTERRUPTED_EDIT", "55000"));
+  private static final String DEFAULT_SQL_STATE = "42000";
+
   /**
-   * Throws an AnalysisException carrying our own message (Spark's analyzer lets it through
-   * unchanged). Declared to return RuntimeException so callers write {@code throw Errors.x(..)}
-   * although Java sees AnalysisException as checked.
+   * Throws an AnalysisException whose condition is {@code errorClass} and whose message is
+   * {@code [errorClass] message}, verbatim (Spark 4.3's constructor for error classes it does
+   * not define). Declared to return RuntimeException so callers write
+   * {@code throw Errors.x(..)} although Java sees AnalysisException as checked.
    */
   public static RuntimeException analysis(String errorClass, String message) {
-    // Spark's USER_RAISED_EXCEPTION condition carries a message verbatim; a condition is needed
-    // because some paths (table functions, pyspark's converter) format errors by condition.
-    scala.collection.immutable.Map<String, String> parameters = Map$.MODULE$.<String, String>empty()
-        .updated("errorMessage", "[" + errorClass + "] " + message);
-    throw Errors.<RuntimeException>sneaky(
-        new AnalysisException("USER_RAISED_EXCEPTION", parameters));
+    throw Errors.<RuntimeException>sneaky(exception(errorClass, message));
+  }
+
+  /** The AnalysisException of {@link #analysis}, not thrown. */
+  public static AnalysisException exception(String errorClass, String message) {
+    String line = oneLine(message);
+    scala.collection.immutable.Map<String, String> parameters =
+        Map$.MODULE$.<String, String>empty().updated("message", line);
+    return new SavepointException(errorClass, SQL_STATES.getOrDefault(errorClass,
+        DEFAULT_SQL_STATE), parameters, "[" + errorClass + "] " + line);
+  }
+
+  /**
+   * Our AnalysisException. It keeps no query position: Spark's analyzer adds one to errors
+   * raised while it resolves a table function ({@code withPosition}), which appends
+   * "; line 1 pos 14" to the message and gives it a query context, and PySpark formats errors
+   * with a query context by looking their class up in Spark's own error file, which fails for
+   * SAVEPOINT_* classes.
+   */
+  public static final class SavepointException extends AnalysisException {
+    SavepointException(String errorClass, String sqlState,
+        scala.collection.immutable.Map<String, String> parameters, String message) {
+      super(errorClass, sqlState, "<message>", parameters, Option.empty(), Option.apply(message));
+    }
+
+    @Override
+    public AnalysisException withPosition(org.apache.spark.sql.catalyst.trees.Origin origin) {
+      return this;
+    }
+  }
+
+  /** A message on one line: other exceptions' multi-line text is joined. */
+  static String oneLine(String text) {
+    return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
   }
 
   @SuppressWarnings("unchecked")
   private static <T extends Throwable> T sneaky(Throwable error) throws T {
     throw (T) error;
+  }
+
+  /**
+   * A refusal found inside a write task (data-dependent checks). The task's writer catches it
+   * ({@link RefusedWrites}), and the driver throws it as {@link #analysis}.
+   */
+  public static final class Refusal extends IllegalArgumentException {
+    private final String errorClass;
+    private final String detail;
+
+    Refusal(String errorClass, String detail) {
+      super("[" + errorClass + "] " + detail);
+      this.errorClass = errorClass;
+      this.detail = detail;
+    }
+
+    public String errorClass() {
+      return errorClass;
+    }
+
+    public String detail() {
+      return detail;
+    }
+
+    /** Throws this refusal as the driver-side AnalysisException of {@link #analysis}. */
+    public RuntimeException raise() {
+      return analysis(errorClass, detail);
+    }
+  }
+
+  /** The first line of an exception's message, with its class when it has no message. */
+  static String firstLine(Throwable error) {
+    String text = error.getMessage();
+    if (text == null || text.isBlank()) return error.getClass().getSimpleName();
+    return text.strip().lines().findFirst().orElse("");
   }
 
   public static RuntimeException pathNotSet(String catalog) {
@@ -88,11 +186,11 @@ public final class Errors {
             + " still running. Committed batches: " + committed + ".");
   }
 
-  public static RuntimeException badVersion(String path, String version) {
+  public static RuntimeException badVersion(String path, String table, String version) {
     return analysis(
         "SAVEPOINT_BAD_VERSION",
-        "VERSION AS OF '" + version + "' is not a batch id of checkpoint '" + path + "': use a"
-            + " whole number such as VERSION AS OF 3.");
+        "VERSION AS OF '" + version + "' of table " + table + " is not a batch id of checkpoint '"
+            + path + "': use a whole number such as VERSION AS OF 3.");
   }
 
   public static RuntimeException noBatchAtTime(String path, long millis, String first) {
@@ -103,9 +201,48 @@ public final class Errors {
             + ".");
   }
 
-  public static UnsupportedOperationException unsupported(String what, String catalog) {
-    return new UnsupportedOperationException(
-        "[SAVEPOINT_UNSUPPORTED] " + what + " is not supported by catalog: " + catalog);
+  /** DDL and other statements a catalog of state tables cannot do. */
+  public static RuntimeException unsupported(String what, String catalog) {
+    return analysis(
+        "SAVEPOINT_UNSUPPORTED",
+        what + " is not supported by catalog " + catalog + ": its namespaces and tables are the"
+            + " stateful operators and states of a streaming query's checkpoint, defined by the"
+            + " query. Read them with SELECT, edit state with INSERT, INSERT OVERWRITE or"
+            + " DELETE.");
+  }
+
+  /**
+   * A checkpoint file that exists but cannot be parsed (truncated, garbled): names the file
+   * and the batch, and says what can still be done.
+   */
+  public static RuntimeException corruptFile(String path, String file, String batch,
+      Throwable cause, String remedy) {
+    return analysis(
+        "SAVEPOINT_CORRUPT_FILE",
+        "File " + file + " of checkpoint '" + path + "' is damaged (" + firstLine(cause)
+            + "), so " + batch + " cannot be read or written. " + remedy);
+  }
+
+  /** A state store file of one partition that Spark's provider cannot load (task side). */
+  public static Refusal corruptState(String path, String uid, long operatorId, String state,
+      long batchId, int partition, Throwable cause) {
+    long version = batchId + 1;
+    return (Refusal) rejected(
+        "SAVEPOINT_CORRUPT_FILE",
+        "State files of " + where(path, uid, state) + " for batch " + batchId + " cannot be"
+            + " loaded: state/" + operatorId + "/" + partition + "/ (version " + version
+            + " and the files it builds on: " + version + ".delta, .changelog, .zip, .snapshot)"
+            + " is damaged or incomplete (" + rootLine(cause) + "). Read an older batch with"
+            + " VERSION AS OF, or restore the state folder from a copy of the checkpoint.");
+  }
+
+  /** The first line of the innermost cause that has a message (it usually names the file). */
+  static String rootLine(Throwable error) {
+    String line = firstLine(error);
+    for (Throwable t = error.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) line = firstLine(t);
+    }
+    return line;
   }
 
   public static RuntimeException io(String path, Exception cause) {
@@ -118,7 +255,7 @@ public final class Errors {
 
   /** An error raised inside a Spark task (data-dependent write checks): same message format. */
   public static RuntimeException rejected(String errorClass, String message) {
-    return new IllegalArgumentException("[" + errorClass + "] " + message);
+    return new Refusal(errorClass, message);
   }
 
   private static String where(String path, String uid, String state) {
@@ -183,6 +320,15 @@ public final class Errors {
         "Cannot write " + where(path, uid, state) + ": key column " + column + " is NULL in an"
             + " incoming row. State keys cannot be NULL: filter such rows out (WHERE " + column
             + " IS NOT NULL). Nothing was written.");
+  }
+
+  /** A NULL key given as a literal (VALUES (NULL, ...)): found on the driver. */
+  public static RuntimeException nullKeyGiven(String path, String uid, String state,
+      String column) {
+    return analysis(
+        "SAVEPOINT_NULL_KEY",
+        "Cannot write " + where(path, uid, state) + ": key column " + column + " is given as"
+            + " NULL. State keys cannot be NULL: give a value. Nothing was written.");
   }
 
   public static RuntimeException duplicateKey(String path, String uid, String state,

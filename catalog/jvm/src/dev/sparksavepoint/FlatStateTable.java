@@ -115,7 +115,12 @@ public final class FlatStateTable
     merged.putAll(options);
     Table source = new StateDataSource().getTable(flat.source(), new Transform[0], merged);
     ScanBuilder builder = ((SupportsRead) source).newScanBuilder(new CaseInsensitiveStringMap(merged));
-    return () -> new FlatScan(builder.build(), flat, name);
+    ReadFailure failure = new ReadFailure(properties.getOrDefault("checkpoint", "?"),
+        properties.getOrDefault("uid", "?"),
+        Long.parseLong(properties.getOrDefault("operator_id", "-1")),
+        name.substring(name.lastIndexOf('.') + 1),
+        Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+    return () -> new FlatScan(builder.build(), flat, name, failure);
   }
 
   /** A scan of the source state reader whose rows are flattened in the reader tasks. */
@@ -123,12 +128,14 @@ public final class FlatStateTable
     private final Scan source;
     private final FlatSchema flat;
     private final String name;
+    private final ReadFailure failure;
     private Batch batch;
 
-    FlatScan(Scan source, FlatSchema flat, String name) {
+    FlatScan(Scan source, FlatSchema flat, String name, ReadFailure failure) {
       this.source = source;
       this.flat = flat;
       this.name = name;
+      this.failure = failure;
     }
 
     @Override
@@ -153,7 +160,7 @@ public final class FlatStateTable
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-      return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat);
+      return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat, failure);
     }
 
     private Batch sourceBatch() {
@@ -162,24 +169,46 @@ public final class FlatStateTable
     }
   }
 
+  /** What a read task reports when Spark's provider cannot load the state files it reads. */
+  record ReadFailure(String checkpoint, String uid, long operatorId, String state, long batchId)
+      implements java.io.Serializable {
+    RuntimeException of(Throwable cause) {
+      // A SparkThrowable thrown in a task reaches the driver as itself (Spark 4.3), not as a
+      // "Job aborted due to stage failure" wrapper.
+      return Errors.corruptState(checkpoint, uid, operatorId, state, batchId,
+          org.apache.spark.TaskContext.getPartitionId(), cause).raise();
+    }
+  }
+
   /** Wraps the source reader factory; serialized to the executors with the flat schema. */
   static final class FlatReaderFactory implements PartitionReaderFactory {
     private final PartitionReaderFactory source;
     private final FlatSchema flat;
+    private final ReadFailure failure;
 
-    FlatReaderFactory(PartitionReaderFactory source, FlatSchema flat) {
+    FlatReaderFactory(PartitionReaderFactory source, FlatSchema flat, ReadFailure failure) {
       this.source = source;
       this.flat = flat;
+      this.failure = failure;
     }
 
     @Override
     public PartitionReader<InternalRow> createReader(InputPartition partition) {
-      PartitionReader<InternalRow> reader = source.createReader(partition);
+      PartitionReader<InternalRow> reader;
+      try {
+        reader = source.createReader(partition);
+      } catch (Exception e) {
+        throw failure.of(e);
+      }
       UnsafeProjection projection = flat.projection();
       return new PartitionReader<>() {
         @Override
         public boolean next() throws java.io.IOException {
-          return reader.next();
+          try {
+            return reader.next();
+          } catch (Exception e) {
+            throw failure.of(e);
+          }
         }
 
         @Override

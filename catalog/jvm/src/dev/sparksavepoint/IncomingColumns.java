@@ -17,7 +17,8 @@ import org.apache.spark.sql.types.StructType;
  * before anything is written (the table accepts any schema so that Spark inserts no silent
  * casts). Columns match all by name when every given name is a table column, else by position;
  * {@code partition_id} is optional and ignored. Key columns must have the exact type (they
- * decide the state partition); value columns may be widened without loss ({@code Cast.canUpCast},
+ * decide the state partition; {@link WidenKeys} casts narrower whole numbers before this check);
+ * value columns may be widened without loss ({@code Cast.canUpCast},
  * e.g. INT to BIGINT), never narrowed.
  */
 final class IncomingColumns {
@@ -43,7 +44,21 @@ final class IncomingColumns {
     return sources;
   }
 
-  private static List<StructField> dataColumns(StructType table) {
+  /**
+   * For each flat data column, the index of the given column that fills it, or null when the
+   * columns do not line up (then {@link #match} explains why).
+   */
+  static int[] sources(StructType table, StructType given) {
+    List<StructField> data = dataColumns(table);
+    int[] sources = byName(data, given);
+    int n = given.fields().length;
+    if (sources != null || (n != data.size() && n != data.size() + 1)) return sources;
+    sources = new int[data.size()];
+    for (int i = 0; i < sources.length; i++) sources[i] = i;
+    return sources;
+  }
+
+  static List<StructField> dataColumns(StructType table) {
     return Arrays.stream(table.fields())
         .filter(f -> !f.name().equalsIgnoreCase(PARTITION_ID)).collect(Collectors.toList());
   }
@@ -79,10 +94,15 @@ final class IncomingColumns {
     DataType from = given.dataType();
     if (DataType$.MODULE$.equalsIgnoreNullability(from, to)) return;
     String name = column.name();
+    if (key && from instanceof NullType) {
+      throw Errors.nullKeyGiven(plan.checkpoint(), plan.uid(), plan.state(), name);
+    }
     if (key) {
       throw Errors.typeMismatch(plan.checkpoint(), plan.uid(), plan.state(), name + " (key)",
-          to.sql(), from.sql(), "Key columns must have exactly the key type, because it decides"
-              + " the state partition: write CAST(" + given.name() + " AS " + to.sql() + ").");
+          to.sql(), from.sql(), "Key columns take exactly the key type (a narrower whole number"
+              + " is widened in sessions with " + WidenKeys.EXTENSION + "), because the key"
+              + " decides the state partition: write CAST(" + given.name() + " AS " + to.sql()
+              + ") if that is what you mean.");
     }
     if (from instanceof NullType || Cast$.MODULE$.canUpCast(from, to)) return;
     throw Errors.typeMismatch(plan.checkpoint(), plan.uid(), plan.state(), name, to.sql(),

@@ -7,19 +7,23 @@ import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.LocalScan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * {@code savepoint.metadata}: one row per state table of the checkpoint, computed on the driver
- * from metadata and schema files (a local scan: no Spark job).
+ * from metadata and schema files (a local scan: no Spark job). Read-only: a write is refused
+ * with SAVEPOINT_UNSUPPORTED (it declares write capabilities only to say so in one line).
  */
-public final class MetadataTable implements Table, SupportsRead {
+public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
   public static final String NAME = "metadata";
 
   public static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
@@ -61,7 +65,14 @@ public final class MetadataTable implements Table, SupportsRead {
 
   @Override
   public Set<TableCapability> capabilities() {
-    return Set.of(TableCapability.BATCH_READ);
+    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    throw Errors.unsupported("Writing " + name() + " (it describes the checkpoint's state"
+        + " tables and is read-only)", catalog);
   }
 
   @Override

@@ -8,12 +8,15 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
@@ -96,7 +99,10 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   @Override
   public Map<String, String> loadNamespaceMetadata(String[] namespace) {
     Checkpoint ckpt = checkpoint();
-    if (namespace.length != 1) throw Errors.noSuchOperator(path, String.join(".", namespace), "?");
+    if (namespace.length != 1) {
+      throw Errors.noSuchOperator(path, String.join(".", namespace),
+          String.join(", ", ckpt.operatorNames()));
+    }
     Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
     Map<String, String> meta = new HashMap<>();
     meta.put("comment", op.kind() + " operator " + op.id() + " (" + op.name() + ")");
@@ -110,17 +116,25 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
 
   @Override
   public void createNamespace(String[] namespace, Map<String, String> metadata) {
-    throw Errors.unsupported("CREATE NAMESPACE", name);
+    throw Errors.unsupported("CREATE NAMESPACE " + qualified(namespace), name);
   }
 
   @Override
   public void alterNamespace(String[] namespace, NamespaceChange... changes) {
-    throw Errors.unsupported("ALTER NAMESPACE", name);
+    throw Errors.unsupported("ALTER NAMESPACE " + qualified(namespace), name);
   }
 
   @Override
   public boolean dropNamespace(String[] namespace, boolean cascade) {
-    throw Errors.unsupported("DROP NAMESPACE", name);
+    throw Errors.unsupported("DROP NAMESPACE " + qualified(namespace), name);
+  }
+
+  private String qualified(String[] namespace) {
+    return name + (namespace.length == 0 ? "" : "." + String.join(".", namespace));
+  }
+
+  private String qualified(Identifier ident) {
+    return qualified(ident.namespace()) + "." + ident.name();
   }
 
   // ---- tables: one per state ----
@@ -131,8 +145,8 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     if (namespace.length == 0) {
       return new Identifier[] {Identifier.of(namespace, MetadataTable.NAME)};
     }
-    if (!namespaceExists(namespace)) throw new NoSuchNamespaceException(namespace);
-    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
+    if (namespace.length != 1) throw new NoSuchNamespaceException(namespace);
+    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted()); // or SAVEPOINT_NO_SUCH_OPERATOR
     List<Identifier> ids = new ArrayList<>();
     for (String table : op.tableNames()) ids.add(Identifier.of(namespace, table));
     return ids.toArray(new Identifier[0]);
@@ -163,7 +177,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     try {
       batchId = Long.parseLong(version.trim());
     } catch (NumberFormatException e) {
-      throw Errors.badVersion(path, version);
+      throw Errors.badVersion(checkpoint().location(), qualified(ident), version);
     }
     return load(ident, batchId);
   }
@@ -176,6 +190,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   private Table load(Identifier ident, Long requestedBatch) throws NoSuchTableException {
     Checkpoint ckpt = checkpoint();
     long batchId = requestedBatch == null ? ckpt.lastCommitted() : ckpt.checkBatch(requestedBatch);
+    ckpt.checkLogs(batchId);
     if (isMetadata(ident)) return new MetadataTable(name, ckpt, batchId);
     if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
     Operator op = ckpt.operator(ident.namespace()[0], batchId);
@@ -191,9 +206,19 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     props.put("state_kind", op.stateKind(table, ref));
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
-    return FlatStateTable.create(
-        name + "." + op.uid() + "." + table, ref.options(ckpt.location(), batchId), props,
-        new TableOrigin(ckpt.location(), op, table, ref, batchId));
+    try {
+      return FlatStateTable.create(
+          name + "." + op.uid() + "." + table, ref.options(ckpt.location(), batchId), props,
+          new TableOrigin(ckpt.location(), op, table, ref, batchId));
+    } catch (Exception e) {
+      if (e instanceof org.apache.spark.SparkThrowable st && st.getCondition() != null
+          && st.getCondition().startsWith("SAVEPOINT_")) {
+        throw e;
+      }
+      throw Errors.corruptFile(ckpt.location(), "state/" + op.id() + "/ (state schema files"
+          + " of " + op.uid() + "." + table + ")", "batch " + batchId, e, "Restore the state"
+          + " folder's _metadata and _stateSchema files from a copy of the checkpoint.");
+    }
   }
 
   private static boolean isMetadata(Identifier ident) {
@@ -208,17 +233,35 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   }
 
   @Override
+  public Table createTable(Identifier ident, Column[] columns, Transform[] partitions,
+      Map<String, String> properties) {
+    throw Errors.unsupported("CREATE TABLE " + qualified(ident), name);
+  }
+
+  @Override
+  @SuppressWarnings("deprecation")
+  public Table createTable(Identifier ident, StructType schema, Transform[] partitions,
+      Map<String, String> properties) {
+    throw Errors.unsupported("CREATE TABLE " + qualified(ident), name);
+  }
+
+  @Override
   public Table alterTable(Identifier ident, TableChange... changes) {
-    throw Errors.unsupported("ALTER TABLE", name);
+    throw Errors.unsupported("ALTER TABLE " + qualified(ident), name);
   }
 
   @Override
   public boolean dropTable(Identifier ident) {
-    throw Errors.unsupported("DROP TABLE", name);
+    throw Errors.unsupported("DROP TABLE " + qualified(ident), name);
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    throw Errors.unsupported("DROP TABLE " + qualified(ident) + " PURGE", name);
   }
 
   @Override
   public void renameTable(Identifier from, Identifier to) {
-    throw Errors.unsupported("RENAME TABLE", name);
+    throw Errors.unsupported("RENAME TABLE " + qualified(from), name);
   }
 }

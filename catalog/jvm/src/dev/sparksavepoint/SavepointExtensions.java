@@ -25,6 +25,8 @@ import scala.runtime.BoxedUnit;
  *   SELECT * FROM savepoint_metadata('/data/ckpt' [, batchId]);
  *   SELECT * FROM savepoint_state('/data/ckpt', 'agg_0', 'default' [, batchId]);
  * </pre>
+ *
+ * <p>It also widens narrower whole numbers written into state key columns ({@link WidenKeys}).
  */
 public class SavepointExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
   static final String METADATA = "savepoint_metadata";
@@ -46,6 +48,9 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
             "", "\n    Examples:\n      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
             "", "table_funcs", "0.1.0", "", "built-in"),
         (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
+    extensions.injectResolutionRule(
+        (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+            session -> new WidenKeys());
     return BoxedUnit.UNIT;
   }
 

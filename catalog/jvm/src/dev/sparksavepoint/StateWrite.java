@@ -81,7 +81,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
     transaction = CheckpointCommit.begin(plan, description(), false);
-    return writers;
+    return RefusedWrites.wrap(writers, plan);
   }
 
   /**
@@ -90,6 +90,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
    */
   @Override
   public void commit(WriterCommitMessage[] messages) {
+    RefusedWrites.check(messages); // Spark then calls abort(messages): the rollback
     List<PartitionCommit> commits = new ArrayList<>();
     for (WriterCommitMessage m : messages) {
       if (m instanceof PartitionCommit c) commits.add(c);

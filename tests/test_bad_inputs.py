@@ -1,0 +1,363 @@
+"""Bad inputs, table-driven: every refusal reaches the user as one line with a stable
+``SAVEPOINT_*`` class (also pyspark's ``getCondition()``), names what was asked for, and leaves
+the checkpoint byte-identical (sha256 of every file before and after). docs/errors.md lists the
+table by class.
+
+A case runs on a copy of a session fixture checkpoint: shared by the cases that do not damage
+it first (``setup``), private otherwise. ``action`` is SQL (``{c}`` is the copy's catalog,
+``{ckpt}`` its folder, ``{tmp}`` a scratch folder), ``py: <expression>`` (our Python API) or
+``cli: <arguments>`` (``spark-savepoint``, in-process).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shlex
+import shutil
+import socket
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from pyspark.errors import PySparkException
+
+from catalog.errors import savepoint_error
+from catalog.jar import CATALOG_CLASS
+from sql_ext import attach, create_savepoint, session
+from sql_ext.cli import main
+
+Setup = Callable[..., None]
+
+
+def garble(*files: str) -> Setup:
+    """Overwrite files of the copy with bytes no reader accepts (and drop their checksums)."""
+
+    def damage(spark, folder: Path) -> None:
+        for name in files:
+            path = folder / name
+            path.write_bytes(b"\x00garbage{")
+            path.with_name(f".{path.name}.crc").unlink(missing_ok=True)
+
+    return damage
+
+
+def truncate(name: str, keep: str) -> Setup:
+    def damage(spark, folder: Path) -> None:
+        (folder / name).write_text(keep)
+        (folder / name).with_name(f".{Path(name).name}.crc").unlink(missing_ok=True)
+
+    return damage
+
+
+def plan_batch(spark, folder: Path) -> None:
+    """offsets/2 without commits/2: a query stopped mid-batch."""
+    shutil.copy(folder / "offsets" / "1", folder / "offsets" / "2")
+
+
+def forget_commits(spark, folder: Path) -> None:
+    for commit in (folder / "commits").iterdir():
+        commit.unlink()
+
+
+def catalog_without_path(spark, folder: Path) -> None:
+    spark.conf.set("spark.sql.catalog.bad_nopath", CATALOG_CLASS)
+
+
+def catalog_like_missing(spark, folder: Path) -> None:
+    spark.conf.set("spark.sql.catalog.bad_like", CATALOG_CLASS)
+    spark.conf.set("spark.sql.catalog.bad_like.path", str(folder.parent / "new"))
+    spark.conf.set("spark.sql.catalog.bad_like.like", str(folder.parent / "nowhere"))
+
+
+def not_a_checkpoint(spark, folder: Path) -> None:
+    (folder.parent / "csv").mkdir()
+    (folder.parent / "csv" / "data.csv").write_text("a,b\n")
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    fixture: str
+    action: str
+    error_class: str
+    names: str
+    setup: Setup | None = None
+
+
+A, AR, D, J, T = "agg-hdfs", "agg-rocksdb", "dedup-hdfs", "join-hdfs", "tws-rocksdb"
+ROW = "('zed', 1L, 1L)"
+
+CASES = [
+    # names: operators, states, batches, versions
+    Case("unknown_uid", A, "SELECT * FROM {c}.dedup_7.default", "SAVEPOINT_NO_SUCH_OPERATOR",
+         r"'dedup_7'.*Operators: agg_0"),
+    Case("unknown_operator_id", A, "SELECT * FROM {c}.`9`.default", "SAVEPOINT_NO_SUCH_OPERATOR",
+         r"'9'.*agg_0"),
+    Case("unknown_state", A, "SELECT * FROM {c}.agg_0.counts", "SAVEPOINT_NO_SUCH_STATE",
+         r"'counts'.*agg_0.*States: default"),
+    Case("unknown_tws_variable", T, "SELECT * FROM {c}.tws_0.nope", "SAVEPOINT_NO_SUCH_STATE",
+         r"'nope'.*tws_0.*count"),
+    Case("describe_unknown_state", A, "DESCRIBE {c}.agg_0.nope", "SAVEPOINT_NO_SUCH_STATE",
+         r"'nope'.*agg_0"),
+    Case("show_tables_unknown_uid", A, "SHOW TABLES IN {c}.agg_9", "SAVEPOINT_NO_SUCH_OPERATOR",
+         r"'agg_9'.*agg_0"),
+    Case("batch_99", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF 99",
+         "SAVEPOINT_NO_SUCH_BATCH", r"Batch 99 .*Committed batches: 0\.\.1"),
+    Case("batch_negative", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF '-1'",
+         "SAVEPOINT_NO_SUCH_BATCH", r"Batch -1 "),
+    Case("metadata_batch_99", A, "SELECT * FROM {c}.metadata VERSION AS OF 99",
+         "SAVEPOINT_NO_SUCH_BATCH", r"Batch 99"),
+    Case("version_abc", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF 'abc'",
+         "SAVEPOINT_BAD_VERSION", r"'abc' of table {c}\.agg_0\.default .*'{ckpt}'"),
+    Case("version_abc_other_catalog", D, "SELECT * FROM {c}.dedup_0.default VERSION AS OF 'x1'",
+         "SAVEPOINT_BAD_VERSION", r"'x1' of table {c}\.dedup_0\.default .*'{ckpt}'"),
+    Case("version_decimal", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF '1.5'",
+         "SAVEPOINT_BAD_VERSION", r"'1\.5'"),
+    Case("timestamp_before_first_commit", A,
+         "SELECT * FROM {c}.agg_0.default TIMESTAMP AS OF '2000-01-01'",
+         "SAVEPOINT_NO_BATCH_AT_TIME", r"'{ckpt}'.*2000-01-01"),
+    Case("uncommitted_batch_read", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF 2",
+         "SAVEPOINT_UNCOMMITTED_BATCH", r"Batch 2 .*offsets/2 exists, commits/2 does not",
+         plan_batch),
+    Case("uncommitted_batch_write", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
+         "SAVEPOINT_UNCOMMITTED_BATCH", r"agg_0\.default.*batch 2 is planned", plan_batch),
+    Case("no_committed_batch", A, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_NO_COMMITTED_BATCH", r"'{ckpt}' has no committed batch", forget_commits),
+    Case("catalog_without_path", A, "SHOW NAMESPACES IN bad_nopath", "SAVEPOINT_PATH_NOT_SET",
+         r"'bad_nopath'.*spark\.sql\.catalog\.bad_nopath\.path", catalog_without_path),
+    Case("like_option_missing_template", A, "SHOW NAMESPACES IN bad_like",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"nowhere' does not exist", catalog_like_missing),
+    # table functions
+    Case("function_missing_folder", A,
+         "SELECT * FROM savepoint_state('{tmp}/nowhere', 'agg_0', 'default')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("function_not_a_checkpoint", A, "SELECT * FROM savepoint_metadata('{tmp}/csv')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"'{tmp}/csv' is not a streaming checkpoint.*data\.csv",
+         not_a_checkpoint),
+    Case("function_unknown_uid", A, "SELECT * FROM savepoint_state('{ckpt}', 'agg_5', 'default')",
+         "SAVEPOINT_NO_SUCH_OPERATOR", r"'agg_5'"),
+    Case("function_arity", A, "SELECT * FROM savepoint_state('{ckpt}')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"savepoint_state takes \(path, uid, state"),
+    Case("function_non_constant", A,
+         "SELECT * FROM savepoint_state('{ckpt}', 'agg_0', 'default', rand())",
+         "SAVEPOINT_BAD_ARGUMENTS", r"argument 4 must be a constant"),
+    # DDL
+    Case("create_table", A, "CREATE TABLE {c}.agg_0.t (a INT)", "SAVEPOINT_UNSUPPORTED",
+         r"CREATE TABLE {c}\.agg_0\.t is not supported by catalog {c}"),
+    Case("create_table_as_select", A, "CREATE TABLE {c}.agg_0.t AS SELECT 1 AS a",
+         "SAVEPOINT_UNSUPPORTED", r"CREATE TABLE {c}\.agg_0\.t "),
+    Case("alter_table_add_column", A, "ALTER TABLE {c}.agg_0.default ADD COLUMN b INT",
+         "SAVEPOINT_UNSUPPORTED", r"ALTER TABLE {c}\.agg_0\.default "),
+    Case("alter_table_properties", A,
+         "ALTER TABLE {c}.agg_0.default SET TBLPROPERTIES ('a' = 'b')",
+         "SAVEPOINT_UNSUPPORTED", r"ALTER TABLE {c}\.agg_0\.default "),
+    Case("rename_table", A, "ALTER TABLE {c}.agg_0.default RENAME TO {c}.agg_0.other",
+         "SAVEPOINT_UNSUPPORTED", r"RENAME TABLE {c}\.agg_0\.default "),
+    Case("drop_table", A, "DROP TABLE {c}.agg_0.default", "SAVEPOINT_UNSUPPORTED",
+         r"DROP TABLE {c}\.agg_0\.default .*defined by the query"),
+    Case("drop_table_purge", A, "DROP TABLE {c}.agg_0.default PURGE", "SAVEPOINT_UNSUPPORTED",
+         r"DROP TABLE {c}\.agg_0\.default PURGE"),
+    Case("create_namespace", A, "CREATE NAMESPACE {c}.extra", "SAVEPOINT_UNSUPPORTED",
+         r"CREATE NAMESPACE {c}\.extra "),
+    Case("drop_namespace", A, "DROP NAMESPACE {c}.agg_0", "SAVEPOINT_UNSUPPORTED",
+         r"DROP NAMESPACE {c}\.agg_0 "),
+    Case("alter_namespace", A, "ALTER NAMESPACE {c}.agg_0 SET PROPERTIES ('a' = 'b')",
+         "SAVEPOINT_UNSUPPORTED", r"ALTER NAMESPACE {c}\.agg_0 "),
+    Case("insert_into_metadata", A, "INSERT INTO {c}.metadata SELECT * FROM {c}.metadata",
+         "SAVEPOINT_UNSUPPORTED", r"Writing {c}\.metadata .*read-only"),
+    # writes: columns and types
+    Case("too_few_columns", A, "INSERT INTO {c}.agg_0.default VALUES ('zed', 1L)",
+         "SAVEPOINT_COLUMN_MISMATCH", r"agg_0\.default.*gives 2 columns.*user STRING"),
+    Case("too_many_columns", A, "INSERT INTO {c}.agg_0.default VALUES ('zed', 1L, 1L, 1, 1)",
+         "SAVEPOINT_COLUMN_MISMATCH", r"agg_0\.default.*gives 5 columns"),
+    Case("value_decimal_into_bigint", A, "INSERT INTO {c}.agg_0.default VALUES ('zed', 1.5, 2)",
+         "SAVEPOINT_TYPE_MISMATCH", r"agg_0\.default.*column count is BIGINT.*DECIMAL"),
+    Case("value_string_into_bigint", A, "INSERT INTO {c}.agg_0.default VALUES ('zed', 'x', 2)",
+         "SAVEPOINT_TYPE_MISMATCH", r"column count is BIGINT.*STRING"),
+    Case("value_double_into_bigint", A,
+         "INSERT INTO {c}.agg_0.default VALUES ('zed', 1L, CAST(2 AS DOUBLE))",
+         "SAVEPOINT_TYPE_MISMATCH", r"column sum is BIGINT.*DOUBLE"),
+    Case("key_int_into_string", A, "INSERT INTO {c}.agg_0.default VALUES (5, 1L, 1L)",
+         "SAVEPOINT_TYPE_MISMATCH", r"column user \(key\) is STRING.*INT"),
+    Case("key_decimal_into_bigint", D, "INSERT INTO {c}.dedup_0.default VALUES (6.5)",
+         "SAVEPOINT_TYPE_MISMATCH", r"dedup_0\.default.*event_id \(key\) is BIGINT.*DECIMAL"),
+    Case("key_string_into_bigint", D, "INSERT INTO {c}.dedup_0.default VALUES ('6')",
+         "SAVEPOINT_TYPE_MISMATCH", r"event_id \(key\) is BIGINT.*STRING"),
+    Case("key_double_into_bigint", D,
+         "INSERT INTO {c}.dedup_0.default VALUES (CAST(6 AS DOUBLE))",
+         "SAVEPOINT_TYPE_MISMATCH", r"event_id \(key\) is BIGINT.*DOUBLE"),
+    Case("tws_key_int_into_string", T, "INSERT INTO {c}.tws_0.count VALUES (7, 1L)",
+         "SAVEPOINT_TYPE_MISMATCH", r"tws_0\.count.*user \(key\) is STRING"),
+    # writes: keys
+    Case("null_key_values", A, "INSERT INTO {c}.agg_0.default VALUES (NULL, 1L, 1L)",
+         "SAVEPOINT_NULL_KEY", r"agg_0\.default.*key column user is given as NULL"),
+    Case("null_key_select", A,
+         "INSERT INTO {c}.agg_0.default SELECT CAST(NULL AS STRING), 1L, 1L",
+         "SAVEPOINT_NULL_KEY", r"agg_0\.default.*key column user is NULL"),
+    Case("null_key_among_rows", AR,
+         "INSERT INTO {c}.agg_0.default SELECT CASE WHEN user = 'bob' THEN NULL ELSE user END,"
+         " count, sum FROM {c}.agg_0.default",
+         "SAVEPOINT_NULL_KEY", r"agg_0\.default.*key column user is NULL"),
+    Case("null_key_dedup", D, "INSERT INTO {c}.dedup_0.default VALUES (NULL)",
+         "SAVEPOINT_NULL_KEY", r"dedup_0\.default.*event_id"),
+    Case("null_key_tws", T, "INSERT INTO {c}.tws_0.count SELECT CAST(NULL AS STRING), 1L",
+         "SAVEPOINT_NULL_KEY", r"tws_0\.count.*user"),
+    Case("duplicate_key", A, "INSERT INTO {c}.agg_0.default VALUES ('x', 1L, 1L), ('x', 2L, 2L)",
+         "SAVEPOINT_DUPLICATE_KEY", r"agg_0\.default.*key user=x more than once"),
+    Case("duplicate_key_overwrite", AR,
+         "INSERT OVERWRITE {c}.agg_0.default VALUES ('x', 1L, 1L), ('x', 2L, 2L)",
+         "SAVEPOINT_DUPLICATE_KEY", r"user=x"),
+    Case("duplicate_key_union", A,
+         "INSERT INTO {c}.agg_0.default SELECT * FROM {c}.agg_0.default UNION ALL "
+         "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_DUPLICATE_KEY", r"more than once"),
+    Case("duplicate_key_dedup", D, "INSERT INTO {c}.dedup_0.default VALUES (9L), (9L)",
+         "SAVEPOINT_DUPLICATE_KEY", r"dedup_0\.default.*event_id=9"),
+    Case("duplicate_key_tws", T, "INSERT INTO {c}.tws_0.count VALUES ('x', 1L), ('x', 2L)",
+         "SAVEPOINT_DUPLICATE_KEY", r"tws_0\.count.*x"),
+    # read-only state
+    Case("delete_join_state", J, "DELETE FROM {c}.join_0.left WHERE true",
+         "SAVEPOINT_READ_ONLY_STATE", r"join_0\.left.*read-only for now"),
+    Case("insert_join_state", J, "INSERT INTO {c}.join_0.right SELECT * FROM {c}.join_0.right",
+         "SAVEPOINT_READ_ONLY_STATE", r"join_0\.right"),
+    Case("insert_join_raw_store", J,
+         "INSERT INTO {c}.join_0.left_keyToNumValues "
+         "SELECT * FROM {c}.join_0.left_keyToNumValues",
+         "SAVEPOINT_READ_ONLY_STATE", r"join_0\.left_keyToNumValues"),
+    # damaged files
+    Case("garbled_commit", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"File commits/1 of checkpoint '{ckpt}'.*batch 1.*VERSION AS OF 0", garble("commits/1")),
+    Case("empty_commit", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"File commits/1 .*empty", truncate("commits/1", "")),
+    Case("garbled_old_commit", A, "SELECT * FROM {c}.agg_0.default VERSION AS OF 0",
+         "SAVEPOINT_CORRUPT_FILE", r"File commits/0 .*batch 0 cannot be read or written\. Restore",
+         garble("commits/0")),
+    Case("garbled_offsets", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"File offsets/1 .*batch 1", garble("offsets/1")),
+    Case("truncated_offsets", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
+         "SAVEPOINT_CORRUPT_FILE", r"File offsets/1 .*batch 1", truncate("offsets/1", "v1\n")),
+    Case("garbled_metadata", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"File metadata of checkpoint '{ckpt}'.*query id", garble("metadata")),
+    Case("garbled_operator_metadata", A, "SHOW TABLES IN {c}.agg_0", "SAVEPOINT_CORRUPT_FILE",
+         r"File state/0/_metadata/metadata .*operator 0", garble("state/0/_metadata/metadata")),
+    Case("garbled_tws_operator_metadata", T, "SELECT * FROM {c}.tws_0.count",
+         "SAVEPOINT_CORRUPT_FILE", r"state/0/_metadata/v2/", garble("state/0/_metadata/v2/0")),
+    Case("garbled_state_schema", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"state/0/ \(state schema files of agg_0\.default\).*batch 1",
+         garble("state/0/0/_metadata/schema")),
+    Case("garbled_delta_read", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
+         r"agg_0\.default.*batch 1.*state/0/1/ \(version 2", garble("state/0/1/2.delta")),
+    Case("garbled_delta_write", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
+         "SAVEPOINT_CORRUPT_FILE", r"agg_0\.default.*state/0/1/", garble("state/0/1/2.delta")),
+    Case("garbled_changelog_read", AR, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_CORRUPT_FILE", r"agg_0\.default.*state/0/1/",
+         garble("state/0/1/2.changelog")),
+    # our Python API
+    Case("attach_missing_folder", A, "py: attach(spark, '{tmp}/nowhere', 'bad_x')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("attach_not_a_checkpoint", A, "py: attach(spark, '{tmp}/csv', 'bad_x')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"'{tmp}/csv' .*data\.csv", not_a_checkpoint),
+    Case("session_missing_folder", A, "py: session('{tmp}/nowhere', 'bad_x')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere'"),
+    Case("create_savepoint_target_not_empty", A, "py: create_savepoint(spark, '{ckpt}', '{ckpt}')",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"in '{ckpt}': the target exists"),
+    Case("create_savepoint_missing_template", A,
+         "py: create_savepoint(spark, '{tmp}/new', '{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("create_savepoint_template_not_a_checkpoint", A,
+         "py: create_savepoint(spark, '{tmp}/new', '{tmp}/csv')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"'{tmp}/csv'", not_a_checkpoint),
+    Case("create_savepoint_template_uncommitted", A,
+         "py: create_savepoint(spark, '{tmp}/new', '{ckpt}')",
+         "SAVEPOINT_NO_COMMITTED_BATCH", r"'{ckpt}'", forget_commits),
+    # the command line (one line on stderr, exit code 1)
+    Case("cli_conf_missing_folder", A, "cli: conf {tmp}/nowhere",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("cli_conf_not_a_checkpoint", A, "cli: conf {tmp}/csv --format defaults",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"'{tmp}/csv' .*data\.csv", not_a_checkpoint),
+    Case("cli_sql_missing_folder", A, "cli: sql {tmp}/nowhere -e 'SELECT 1'",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere'"),
+    Case("cli_create_target_not_empty", A, "cli: create {ckpt} --like {ckpt}",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
+    Case("cli_thriftserver_port_in_use", A, "cli: thriftserver {ckpt} --port {busy_port}",
+         "SAVEPOINT_PORT_IN_USE", r"Port \d+ on 127\.0\.0\.1 is already in use.*--port"),
+]
+
+
+def digest(folder: Path) -> dict[str, str]:
+    """sha256 of every file under ``folder`` (and the folders, by name)."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
+
+
+@pytest.fixture(scope="module")
+def shared(spark, checkpoints, tmp_path_factory) -> dict[str, tuple[str, Path]]:
+    """One copy per fixture checkpoint, each attached as its own catalog; never damaged."""
+    root = tmp_path_factory.mktemp("bad-inputs")
+    copies = {}
+    for name in sorted({case.fixture for case in CASES}):
+        kind, provider = name.rsplit("-", 1)
+        folder = root / name
+        shutil.copytree(checkpoints[(kind, provider)].checkpoint, folder)
+        catalog = "bad_" + name.replace("-", "_")
+        attach(spark, str(folder), catalog)
+        copies[name] = (catalog, folder)
+    return copies
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_bad_input(spark, checkpoints, shared, tmp_path: Path, capsys, case: Case) -> None:
+    catalog, folder = shared[case.fixture]
+    if case.setup is not None:
+        kind, provider = case.fixture.rsplit("-", 1)
+        folder = tmp_path / "ckpt"
+        shutil.copytree(checkpoints[(kind, provider)].checkpoint, folder)
+        case.setup(spark, folder)
+        catalog = "bad_private"
+        spark.conf.set(f"spark.sql.catalog.{catalog}", CATALOG_CLASS)
+        spark.conf.set(f"spark.sql.catalog.{catalog}.path", str(folder))
+    names = {"c": catalog, "ckpt": str(folder), "tmp": str(tmp_path)}
+    before = digest(folder)
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        action = case.action.format(**names, busy_port=busy.getsockname()[1])
+        error = _refusal(spark, action, capsys)
+    assert error.error_class == case.error_class, str(error)
+    assert "\n" not in str(error), str(error)
+    assert error.message and error.message[0] not in "[ "
+    pattern = case.names.format(**{key: re.escape(value) for key, value in names.items()})
+    assert re.search(pattern, str(error)), f"{pattern!r} not in {error}"
+    assert digest(folder) == before
+
+
+def _refusal(spark, action: str, capsys):
+    """Runs the action; returns the SavepointError it was refused with."""
+    kind, _, rest = action.partition(": ")
+    if kind == "cli":
+        capsys.readouterr()
+        assert main(shlex.split(rest)) == 1
+        err = capsys.readouterr().err.splitlines()
+        assert len(err) == 1 and err[0].startswith("spark-savepoint: [SAVEPOINT_"), err
+        error = savepoint_error(Exception(err[0]))
+        assert error is not None
+        return error
+    try:
+        if kind == "py":
+            eval(rest, {"spark": spark, "attach": attach, "session": session,  # noqa: S307
+                        "create_savepoint": create_savepoint})
+        else:
+            spark.sql(action).collect()
+    except PySparkException as raised:  # what spark.sql raises: the condition is ours
+        assert raised.getCondition().startswith("SAVEPOINT_"), raised.getCondition()
+        assert str(raised).startswith(f"[{raised.getCondition()}] ")
+        error = savepoint_error(raised)
+        assert error is not None and error.error_class == raised.getCondition()
+        return error
+    except Exception as raised:  # our Python API: already a SavepointError
+        error = savepoint_error(raised)
+        assert error is raised, type(raised)
+        return error
+    pytest.fail(f"not refused: {action}")
+
