@@ -76,6 +76,7 @@ def test_force_as_a_write_option(spark, checkpoints, tmp_path: Path) -> None:
     checkpoint = tmp_path / "checkpoint"
     shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
     (checkpoint / "metadata").write_text('{"id":"00000000-0000-0000-0000-000000000001"}\n')
+    (checkpoint / ".metadata.crc").unlink()  # another query's id: one this driver never ran
     for log in ("offsets", "commits"):  # as if its query had just committed a batch elsewhere
         for entry in (checkpoint / log).iterdir():
             os.utime(entry)

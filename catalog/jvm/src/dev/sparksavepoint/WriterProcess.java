@@ -2,7 +2,10 @@ package dev.sparksavepoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.Optional;
@@ -25,7 +28,7 @@ record WriterProcess(String host, long pid, long startedMs) {
   boolean isGone() {
     if (!host.equals(localHost())) return false;
     Optional<ProcessHandle> process = ProcessHandle.of(pid);
-    if (process.isEmpty() || !process.get().isAlive()) return true;
+    if (process.isEmpty() || !process.get().isAlive() || isZombie(pid)) return true;
     Optional<Long> started = startOf(process.get());
     return startedMs >= 0 && started.isPresent() && Math.abs(started.get() - startedMs) > 2_000;
   }
@@ -42,6 +45,22 @@ record WriterProcess(String host, long pid, long startedMs) {
   static WriterProcess readFrom(JsonNode json) {
     return new WriterProcess(json.path("host").asText("?"), json.path("pid").asLong(-1),
         json.path("processStartedMs").asLong(-1));
+  }
+
+  /**
+   * True when the process has ended but its parent has not collected it yet (Linux: state Z or
+   * X in {@code /proc/<pid>/stat}, which ProcessHandle still reports alive). A halted driver
+   * JVM stays so until the process that started it is collected too.
+   */
+  private static boolean isZombie(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      int end = stat.lastIndexOf(')');
+      char state = end >= 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+      return state == 'Z' || state == 'X';
+    } catch (IOException | RuntimeException e) {
+      return false; // not Linux, or already gone (ProcessHandle says which)
+    }
   }
 
   private static Optional<Long> startOf(ProcessHandle process) {
