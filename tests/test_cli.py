@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -71,17 +72,19 @@ def _assert_nothing_left(folder: Path) -> None:
 
 
 @pytest.mark.slow
-def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path) -> None:
-    ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
+def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_factory) -> None:
+    ckpt = str(tmp_path_factory.mktemp("cli-checkpoint") / "checkpoint")
+    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, ckpt)
     sql = (
         "SHOW NAMESPACES IN savepoint; "
         "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
         "SELECT uid, state FROM savepoint.metadata; "
         f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}'); "
+        "DELETE FROM savepoint.agg_0.default WHERE user = 'carol'; "
         "SELECT * FROM savepoint.agg_0.nope"
     )
-    result = _run_cli(["sql", ckpt, "-e", sql], tmp_path)
+    result = _run_cli(["sql", ckpt, "--force", "-e", sql], tmp_path)
     lines = result.stdout.splitlines()
     assert "agg_0" in lines
     assert "user\tcount" in lines, lines  # column headers
@@ -93,7 +96,10 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path) -> None:
     errors = [line for line in result.stderr.splitlines() if "SAVEPOINT_" in line]
     assert errors == [f"[SAVEPOINT_NO_SUCH_STATE] No state 'nope' in operator agg_0 of checkpoint "
                       f"'{ckpt}'. States: default."], result.stderr[-3000:]
-    assert len(result.stderr.splitlines()) <= 8, result.stderr[-3000:]
+    # what the edit changed, one plain line
+    assert (f"savepoint: agg_0.default: 0 entries written, 1 removed: committed as batch 2 of"
+            f" '{ckpt}'") in result.stderr.splitlines(), result.stderr[-3000:]
+    assert len(result.stderr.splitlines()) <= 9, result.stderr[-3000:]
     _assert_nothing_left(tmp_path)
 
 
