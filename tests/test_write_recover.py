@@ -21,16 +21,38 @@ from tests.test_write import last_batch, snapshot
 EDIT = "INSERT INTO rec.agg_0.default VALUES ('dave', 10, 100)"
 
 
-def interrupt(query: StreamingQuery) -> int:
-    """Leaves batch N+1 as an edit on host 'elsewhere' would when killed: claimed, planned."""
+def interrupt(query: StreamingQuery, host: str = "elsewhere", pid: int = 4242) -> int:
+    """Leaves batch N+1 as an edit of process ``pid`` on ``host`` leaves it while it writes, or
+    when it was killed: claimed and planned, not committed."""
     n = last_batch(query)
     shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
     edits = query.checkpoint / "_savepoint" / "edits"
     edits.mkdir(parents=True)
     (edits / f"{n + 1}.0b1d.json").write_text(json.dumps({
-        "batch": n + 1, "edit": "upsert into savepoint state agg_0.default", "host": "elsewhere",
-        "pid": 4242, "processStartedMs": 1, "claimedAt": "2026-11-22T10:00:00Z"}))
+        "batch": n + 1, "edit": "upsert into savepoint state agg_0.default", "host": host,
+        "pid": pid, "processStartedMs": -1, "claimedAt": "2026-11-22T10:00:00Z"}))
     return n + 1
+
+
+def test_edit_in_progress_on_this_host_is_a_concurrent_write(spark, checkpoints,
+                                                             tmp_path: Path) -> None:
+    """A claim whose writer runs on this host (here: this very JVM) is an edit in progress,
+    not an interrupted one: the write backs off, and recover refuses even with force."""
+    query = StreamingQuery("agg", "hdfs", tmp_path / "query")
+    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, query.checkpoint)
+    jvm = spark._jvm
+    batch = interrupt(query, jvm.java.net.InetAddress.getLocalHost().getHostName(),
+                      jvm.java.lang.ProcessHandle.current().pid())
+    attach(spark, str(query.checkpoint), "rec")
+    before = snapshot(query.checkpoint)
+    busy = (rf"SAVEPOINT_CONCURRENT_WRITE\] Cannot commit batch {batch} of checkpoint"
+            rf" '{query.checkpoint}': another edit is writing it \(upsert into savepoint state"
+            r" agg_0\.default by pid \d+ on host .*run it again")
+    with pytest.raises(Exception, match=busy):
+        spark.sql(EDIT)
+    with pytest.raises(Exception, match=busy):
+        recover(spark, str(query.checkpoint), force=True)
+    assert snapshot(query.checkpoint) == before
 
 
 @pytest.mark.slow

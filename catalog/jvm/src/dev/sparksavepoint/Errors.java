@@ -371,7 +371,8 @@ public final class Errors {
     return analysis(
         "SAVEPOINT_INTERRUPTED_EDIT",
         "Batch " + batchId + " of checkpoint '" + path + "' was claimed by an edit that has not"
-            + " committed (" + claims + "). If that writer has stopped, restart the streaming"
+            + " committed (" + claims + "): it may still be writing, on another host, or have"
+            + " been interrupted. If that writer has stopped, restart the streaming"
             + " query once (it completes batch " + batchId + " without the edit) or run"
             + " `spark-savepoint recover " + path + " --force`; then edit again.");
   }

@@ -24,8 +24,9 @@ public final class InterruptedEdit {
    * planned-but-uncommitted or was not planned by an edit (a query's batch: restart the query).
    *
    * @param force complete it even when a claimer is not provably gone
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_INTERRUPTED_EDIT when a writer
-   *     that claimed the batch may still be running
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CONCURRENT_WRITE when a writer on
+   *     this host that claimed the batch still runs (even with force), SAVEPOINT_INTERRUPTED_EDIT
+   *     when one on another host may still run
    */
   static boolean complete(SparkSession spark, Checkpoint ckpt, boolean force) {
     long last = ckpt.lastCommitted();
@@ -38,6 +39,12 @@ public final class InterruptedEdit {
       throw Errors.io(ckpt.location(), e);
     }
     if (claims.isEmpty()) return false; // no edit of ours planned it
+    EditClaim.Claim running = claims.stream().filter(c -> c.writer().isRunningHere())
+        .findFirst().orElse(null);
+    if (running != null) {
+      throw Errors.concurrentWrite(ckpt.location(), batch, "another edit is writing it ("
+          + running.describe() + ")");
+    }
     if (!force && !claims.stream().allMatch(c -> c.writer().isGone())) {
       throw Errors.interruptedEdit(ckpt.location(), batch,
           String.join("; ", claims.stream().map(EditClaim.Claim::describe).toList()));

@@ -33,6 +33,11 @@ record WriterProcess(String host, long pid, long startedMs) {
     return startedMs >= 0 && started.isPresent() && Math.abs(started.get() - startedMs) > 2_000;
   }
 
+  /** True only when this process can see the writer running: same host, process alive. */
+  boolean isRunningHere() {
+    return host.equals(localHost()) && !isGone();
+  }
+
   String describe() {
     return "pid " + pid + " on host " + host + (startedMs < 0 ? ""
         : ", started " + Instant.ofEpochMilli(startedMs));
