@@ -139,12 +139,6 @@ class InterruptedEdit(SavepointError):
     error_class = "SAVEPOINT_INTERRUPTED_EDIT"
 
 
-class WriteOldBatch(SavepointError):
-    """A write into a table read at an older batch (VERSION AS OF)."""
-
-    error_class = "SAVEPOINT_WRITE_OLD_BATCH"
-
-
 class ReadOnlyState(SavepointError):
     """State that cannot be written (yet): join state, state with TTL, ..."""
 
@@ -235,7 +229,7 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         NoSuchCheckpoint, NotACheckpoint, PathNotSet, NoCommittedBatch, NoSuchOperator,
         NoSuchState, NoSuchBatch, UncommittedBatch, BadVersion, NoBatchAtTime, Unsupported,
         CorruptFile, CheckpointIOError, QueryRunning, QueryAlive, InterruptedEdit,
-        WriteOldBatch, ReadOnlyState,
+        ReadOnlyState,
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
         ConcurrentWrite, WriteFailed, TargetNotEmpty, TemplateUnsupported, BadArguments,
         JvmPieceMissing, PortInUse,

@@ -109,7 +109,7 @@ def sync_views(spark: SparkSession, catalog: str, database: str | None = None) -
     wanted = [_created_view(statement) for statement in statements]
     existing = {row.viewName for row in spark.sql(f"SHOW VIEWS IN spark_catalog.{database}")
                 .collect() if not row.isTemporary}  # fmt: skip
-    for statement, name in zip(statements, wanted):
+    for statement, name in zip(statements, wanted, strict=True):
         if name not in existing or _view_text(spark, database, name) != _body(statement):
             spark.sql(statement)
     for stale in existing - set(wanted):

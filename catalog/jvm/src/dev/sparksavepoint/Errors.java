@@ -280,16 +280,6 @@ public final class Errors {
             + " batch commits, then write again.");
   }
 
-  public static RuntimeException writeOldBatch(String path, String uid, String state,
-      long batchId, long last) {
-    return analysis(
-        "SAVEPOINT_WRITE_OLD_BATCH",
-        "Cannot write " + where(path, uid, state) + " as of batch " + batchId + ": writes always"
-            + " start from the last committed batch " + last + ". To go back to batch " + batchId
-            + ", write INSERT OVERWRITE <table> SELECT * FROM <table> VERSION AS OF " + batchId
-            + ".");
-  }
-
   public static RuntimeException readOnlyState(String path, String uid, String state,
       String why) {
     return analysis(

@@ -86,8 +86,8 @@ public final class WritePlan implements Serializable {
    * @param force skip the guess whether the checkpoint's query is alive ({@link QueryActivity})
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_QUERY_RUNNING / _QUERY_ALIVE when
    *     the query runs or may run, SAVEPOINT_UNCOMMITTED_BATCH / _INTERRUPTED_EDIT when the last
-   *     batch is planned but not committed, SAVEPOINT_WRITE_OLD_BATCH when the table was loaded
-   *     at an older batch, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet
+   *     batch is planned but not committed, SAVEPOINT_CONCURRENT_WRITE when another edit
+   *     committed since the statement read the table, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet
    */
   public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
@@ -105,7 +105,9 @@ public final class WritePlan implements Serializable {
     }
     long last = ckpt.lastCommitted();
     if (origin.batchId() != last && origin.batchId() != loaded) {
-      throw Errors.writeOldBatch(ckpt.location(), op.uid(), origin.state(), origin.batchId(), last);
+      // SQL cannot write AS OF a batch: the checkpoint moved on since the statement began
+      throw Errors.concurrentWrite(ckpt.location(), origin.batchId() + 1, "batch " + last
+          + " was committed after the statement read the table at batch " + origin.batchId());
     }
     checkWritable(ckpt.location(), op, origin);
     List<StoreSpec> stores = allStores(ckpt, last, hadoopConf);
