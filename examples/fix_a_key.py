@@ -5,7 +5,8 @@
 1. A word count runs over two files; a replayed file over-counted "spark", and a junk word
    "%%%" got in.
 2. One INSERT (upsert by key) sets the right counter, one DELETE removes the junk key. Each
-   statement is one new committed batch of the checkpoint: nothing else changes.
+   statement is one new committed batch of the checkpoint: nothing else changes. A statement
+   that changes nothing commits no batch; ``last_edit`` says what each one did.
 3. The real streaming query restarts on the edited checkpoint with new input: "spark" continues
    from the fixed value, "%%%" starts over.
 4. Rollback: INSERT OVERWRITE ... SELECT ... VERSION AS OF <batch> restores an earlier state
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from sql_ext import attach
+from sql_ext import attach, last_edit
 
 
 def main(root: Path) -> None:
@@ -35,6 +36,9 @@ def main(root: Path) -> None:
     # 2. fix: spark was seen twice (10 letters), not three times; %%% must go
     spark.sql("INSERT INTO savepoint.agg_0.default (word, count, sum) VALUES ('spark', 2, 10)")
     spark.sql("DELETE FROM savepoint.agg_0.default WHERE word = '%%%'")
+    print(last_edit(spark).summary)  # savepoint: agg_0.default: 0 entries written, 1 removed: ...
+    spark.sql("DELETE FROM savepoint.agg_0.default WHERE word = 'nosuchword'")
+    print(last_edit(spark).summary)  # changed nothing: no batch committed
     show(spark, "SELECT * FROM savepoint.agg_0.default ORDER BY word")
     show(spark, "SELECT uid, state, min_batch_id, max_batch_id FROM savepoint.metadata")
 
