@@ -37,7 +37,9 @@ def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
 
 
 @pytest.fixture(scope="session")
-def checkpoints(spark, tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], StreamingQuery]:
+def checkpoints(
+    spark, tmp_path_factory: pytest.TempPathFactory
+) -> dict[tuple[str, str], StreamingQuery]:
     """Every operator kind on every provider Spark allows, built once by real streaming queries.
 
     Tests must not change them: copy one (``copy_query``) before editing or restarting it. For

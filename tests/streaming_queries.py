@@ -21,7 +21,7 @@ Default data (two files, i.e. batches 0 and 1, then the restart wave):
     restart:  e5 alice apple 1 10:07 | e3 alice pear 7 10:02 (duplicate) | e6 dave plum 8 10:08
 
 The session is shared: :meth:`StreamingQuery.run` sets the state store provider, RocksDB changelog
-checkpointing, 4 shuffle partitions, the UTC time zone and ``noDataMicroBatches.enabled=false`` right
+checkpointing, 4 shuffle partitions, the UTC time zone and ``noDataMicroBatches.enabled=false``
 before it starts the query and restores the previous values after it. The first run records provider
 and partitions in the checkpoint's offset log; later runs use the recorded values (changelog
 checkpointing and no-data batches are not recorded, they come from the session at every run).
@@ -88,8 +88,10 @@ _EVENTS_RESTART = [_event(5, "alice", "apple", 1, "10:07"), _event(3, "alice", "
                    _event(6, "dave", "plum", 8, "10:08")]
 
 _JOIN_INITIAL = (
-    [_side("left", "a", "10:00", 1), _side("left", "b", "10:01", 2), _side("right", "a", "10:03", 10)],
-    [_side("left", "c", "10:02", 3), _side("right", "b", "10:04", 20), _side("right", "d", "10:05", 40)],
+    [_side("left", "a", "10:00", 1), _side("left", "b", "10:01", 2),
+     _side("right", "a", "10:03", 10)],
+    [_side("left", "c", "10:02", 3), _side("right", "b", "10:04", 20),
+     _side("right", "d", "10:05", 40)],
 )
 _JOIN_RESTART = [_side("right", "c", "10:06", 30), _side("left", "d", "10:07", 4)]
 
@@ -185,7 +187,8 @@ def pandas_state_query(spark: SparkSession, input_dir: Path) -> DataFrame:
 
 
 def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
-    """``transformWithStateInPandas`` per user in EventTime mode (watermark 10 min on ``ts``), Update.
+    """``transformWithStateInPandas`` per user in EventTime mode (watermark 10 min on ``ts``),
+    Update mode.
 
     State variables: ValueState ``count`` (``count long``), ListState ``history`` (``amount long``,
     every amount seen), MapState ``items`` (key ``item string`` -> value ``count long``) and one
@@ -204,7 +207,9 @@ def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
             self.history = handle.getListState("history", "amount long")
             self.items = handle.getMapState("items", "item string", "count long")
 
-        def handleInputRows(self, key: tuple, rows: Iterator[Any], timerValues: Any) -> Iterator[Any]:
+        def handleInputRows(
+            self, key: tuple, rows: Iterator[Any], timerValues: Any
+        ) -> Iterator[Any]:
             count = self.count.get()[0] if self.count.exists() else 0
             latest = 0
             for frame in rows:

@@ -17,8 +17,9 @@ from pyspark.errors import AnalysisException
 from catalog.errors import SavepointError
 from catalog.jar import CATALOG_CLASS
 from sql_ext import attach, create_savepoint
+from tests.checkpoint_files import last_batch, snapshot
 from tests.streaming_queries import StreamingQuery, restart_rows
-from tests.test_write import NAMESPACE, last_batch, restart, snapshot
+from tests.test_write import NAMESPACE, restart
 
 CATALOG = "boot"
 
@@ -58,13 +59,13 @@ def test_bootstrapped_empty_savepoint_starts_the_query(spark, checkpoints, tmp_p
                                                         kind: str, provider: str) -> None:
     query = empty_like(spark, checkpoints, tmp_path, kind, provider)
     table = f"{CATALOG}.{NAMESPACE[kind]}.default"
-    assert last_batch(query) == 0
+    assert last_batch(query.checkpoint) == 0
     assert spark.table(table).count() == 0
     attach(spark, str(checkpoints[(kind, provider)].checkpoint), "template")
     assert spark.table(table).schema == spark.table(f"template.{NAMESPACE[kind]}.default").schema
     statement, expected = BOOTSTRAP[(kind, provider)]
     spark.sql(statement.format(t=table))
-    assert last_batch(query) == 1
+    assert last_batch(query.checkpoint) == 1
     output = restart(spark, query)
     if kind == "dedup":
         # event 6 was bootstrapped as seen; event 3 is new here: the template's state is not copied

@@ -32,8 +32,7 @@ def test_view_names_need_no_quoting() -> None:
 
 
 def test_structs_flatten_by_path() -> None:
-    from pyspark.sql.types import (
-        IntegerType, MapType, StringType, StructType, TimestampType)
+    from pyspark.sql.types import IntegerType, MapType, StringType, StructType, TimestampType
 
     window = StructType().add("start", TimestampType()).add("end", TimestampType())
     schema = (StructType().add("window", window).add("user", StringType())

@@ -8,7 +8,6 @@ empty input folder that receives only the restart wave.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from sql_ext import attach
+from tests.checkpoint_files import last_batch, snapshot
 from tests.streaming_queries import StreamingQuery, restart_rows
 
 CATALOG = "wr"
@@ -51,17 +51,6 @@ def rows(spark, table: str) -> list[tuple]:
     return sorted(tuple(r)[:-1] for r in spark.table(table).collect())
 
 
-def snapshot(folder: Path) -> dict[str, str]:
-    """Every file and folder under ``folder`` with the digest of its bytes."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
-
-
-def last_batch(query: StreamingQuery) -> int:
-    return max(int(p.name) for p in (query.checkpoint / "commits").iterdir()
-               if p.name.isdigit())
-
-
 # ---- upsert, delete, replace: verified by restarting the real query ----
 
 UPSERT = {
@@ -77,10 +66,10 @@ UPSERT = {
 @pytest.mark.parametrize(("kind", "provider"), WRITABLE)
 def test_upsert_is_seen_by_restarted_query(spark, copy: Copy, kind: str, provider: str) -> None:
     query, table = copy(kind, provider)
-    before = last_batch(query)
+    before = last_batch(query.checkpoint)
     statement, expected = UPSERT[kind]
     spark.sql(statement.format(t=table))
-    assert last_batch(query) == before + 1
+    assert last_batch(query.checkpoint) == before + 1
     out = restart(spark, query)
     if kind == "dedup":  # 6 is now known, 3 was already: only 5 is new
         assert [r["event_id"] for r in out] == expected
@@ -142,7 +131,7 @@ def test_update_is_refused_and_its_upsert_equivalent_works(spark, copy: Copy) ->
 @pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
 def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
     query, table = copy("agg", provider)
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     ckpt = query.checkpoint
     old = snapshot(ckpt)
     spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
@@ -172,13 +161,13 @@ def test_partition_ids_match_the_query_hash(spark, copy: Copy) -> None:
 @pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
 def test_rollback_to_an_earlier_batch(spark, copy: Copy, provider: str) -> None:
     query, table = copy("agg", provider)
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     original = rows(spark, table)
     spark.sql(f"INSERT INTO {table} VALUES ('alice', 100, 1000), ('zed', 5, 50)")
     spark.sql(f"DELETE FROM {table} WHERE user = 'bob'")
     spark.sql(f"INSERT OVERWRITE {table} SELECT * FROM {table} VERSION AS OF {n}")
     assert rows(spark, table) == original
-    assert last_batch(query) == n + 3
+    assert last_batch(query.checkpoint) == n + 3
     assert restart(spark, query) == [{"user": "alice", "cnt": 4, "total": 25},
                                      {"user": "dave", "cnt": 1, "total": 8}]
 
@@ -218,7 +207,7 @@ def test_refused_write_changes_nothing(spark, copy: Copy, kind: str, provider: s
 
 def test_uncommitted_last_batch_is_refused(spark, copy: Copy) -> None:
     query, table = copy("agg", "hdfs")
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
     before = snapshot(query.checkpoint)
     with pytest.raises(Exception, match=rf"SAVEPOINT_UNCOMMITTED_BATCH.*agg_0\.default.*"

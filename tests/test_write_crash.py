@@ -34,6 +34,7 @@ from pathlib import Path
 import pytest
 
 from sql_ext import attach
+from tests.checkpoint_files import last_batch
 from tests.streaming_queries import StreamingQuery, build, restart_rows
 
 pytestmark = pytest.mark.slow
@@ -61,9 +62,6 @@ def rows(spark) -> list[tuple]:
     return sorted(tuple(r)[:-1] for r in spark.table(TABLE).collect()
                   if not r["user"].startswith("k"))
 
-
-def last_batch(checkpoint: Path) -> int:
-    return max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
 
 
 def claims(checkpoint: Path, batch: int) -> list[Path]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from sql_ext import attach, last_edit
+from tests.checkpoint_files import last_batch
 from tests.streaming_queries import StreamingQuery, restart_rows
 
 pytestmark = pytest.mark.slow
@@ -22,9 +23,6 @@ ROOT = Path(__file__).resolve().parents[1]
 EDIT = "INSERT INTO live.agg_0.default VALUES ('alice', 100, 1000)"
 FORCE = "spark.savepoint.write.force"
 
-
-def last_batch(checkpoint: Path) -> int:
-    return max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
 
 
 def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(spark,

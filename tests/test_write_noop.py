@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from sql_ext import attach, last_edit
+from tests.checkpoint_files import last_batch, snapshot
 from tests.streaming_queries import StreamingQuery, restart_rows
-from tests.test_write import last_batch, snapshot
 
 TABLE = "noop.agg_0.default"
 NO_CHANGE = {
@@ -51,7 +51,7 @@ def test_statement_that_changes_nothing_commits_no_batch(spark, agg, provider: s
 @pytest.mark.slow
 def test_delete_without_where_empties_the_state_and_says_how_much(spark, agg) -> None:
     query = agg("rocksdb")
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     entries = spark.table(TABLE).count()
     spark.sql(f"DELETE FROM {TABLE}")
     report = last_edit(spark)
@@ -70,4 +70,4 @@ def test_report_counts_only_entries_that_changed(spark, agg) -> None:
     spark.sql(f"INSERT INTO {TABLE} VALUES ('alice', 2, 17), ('bob', 7, 70), ('zed', 1, 1)")
     report = last_edit(spark)  # alice is unchanged
     assert report is not None
-    assert (report.batch_id, report.written, report.removed) == (last_batch(query), 2, 0)
+    assert (report.batch_id, report.written, report.removed) == (last_batch(query.checkpoint), 2, 0)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from sql_ext import attach
+from tests.checkpoint_files import last_batch
 from tests.streaming_queries import StreamingQuery
 
 pytestmark = pytest.mark.slow
@@ -58,8 +59,7 @@ def check(spark, query: StreamingQuery, outcomes: Outcome, tried: list[Attempt])
     stored = {r[0]: (r[1], r[2]) for r in spark.table("raced.agg_0.default").collect()}
     assert {u: v for u, v in stored.items() if u in {t[0] for t in tried}} == \
         {user: (cnt, total) for user, cnt, total in tried if user in won}
-    last = max(int(p.name) for p in (query.checkpoint / "commits").iterdir()
-               if p.name.isdigit())
+    last = last_batch(query.checkpoint)
     versions = {int(m.group(1)) for p in (query.checkpoint / "state").rglob("*")
                 if (m := VERSION_FILE.match(p.name))}
     assert max(versions) == last + 1, "state files of an uncommitted version were left behind"

@@ -15,8 +15,8 @@ import pytest
 
 from sql_ext import attach, recover
 from sql_ext.cli import main
+from tests.checkpoint_files import last_batch, snapshot
 from tests.streaming_queries import StreamingQuery, build, restart_rows
-from tests.test_write import last_batch, snapshot
 
 EDIT = "INSERT INTO rec.agg_0.default VALUES ('dave', 10, 100)"
 
@@ -24,7 +24,7 @@ EDIT = "INSERT INTO rec.agg_0.default VALUES ('dave', 10, 100)"
 def interrupt(query: StreamingQuery, host: str = "elsewhere", pid: int = 4242) -> int:
     """Leaves batch N+1 as an edit of process ``pid`` on ``host`` leaves it while it writes, or
     when it was killed: claimed and planned, not committed."""
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
     edits = query.checkpoint / "_savepoint" / "edits"
     edits.mkdir(parents=True)
@@ -76,7 +76,7 @@ def test_interrupted_edit_of_another_host_is_refused_then_recovered(spark, tmp_p
     assert capsys.readouterr().out.strip() == (
         f"savepoint: completed interrupted batch {batch} of '{query.checkpoint}' without the"
         f" edit (the state is that of batch {batch - 1})")
-    assert last_batch(query) == batch
+    assert last_batch(query.checkpoint) == batch
     assert recover(spark, str(query.checkpoint)).startswith("savepoint: nothing to recover")
     spark.sql(EDIT)
     query.add_input(restart_rows("agg"))

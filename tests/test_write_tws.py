@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from sql_ext import attach
+from tests.checkpoint_files import last_batch, snapshot
 from tests.state_rows import leaf_rows
 from tests.streaming_queries import StreamingQuery, restart_rows
-from tests.test_write import last_batch, snapshot
 
 CATALOG = "wt"
 ALICE_TIMER = 1704106920000
@@ -95,11 +95,11 @@ def assert_row_counters_match(spark, query: StreamingQuery) -> None:
 
 def test_value_upsert_delete_overwrite(spark, tws: Copy) -> None:
     query = tws()
-    n = last_batch(query)
+    n = last_batch(query.checkpoint)
     spark.sql(f"INSERT INTO {table('count')} VALUES ('alice', 100), ('zed', 7)")
     assert rows(spark, "count") == [("alice", 100), ("bob", 2), ("carol", 1), ("zed", 7)]
     spark.sql(f"DELETE FROM {table('count')} WHERE user = 'zed'")
-    assert last_batch(query) == n + 2
+    assert last_batch(query.checkpoint) == n + 2
     assert_same_as_spark_reader(spark, query, "count")
     assert restart(spark, query) == {"alice": 102, "dave": 1}  # alice continues from 100
 
