@@ -17,7 +17,7 @@ from pathlib import Path
 
 from common import PROVIDERS, bench_session, build_keyed_state, median_seconds
 
-from sql_ext import attach
+from spark_savepoint import attach
 
 
 def main() -> None:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from common import build_keyed_state, median_seconds
 
-from sql_ext.thrift import create_session, start
+from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext.thrift import create_session, start
 
 # This file's folder comes first on sys.path and this file is named like the `thrift` package
 # that PyHive imports: drop the folder before importing PyHive.
@@ -68,7 +69,7 @@ def main() -> None:
         "spark.sql.shuffle.partitions": "4", "spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     builder = spark.newSession()  # writes the checkpoint: exempt from the read-only guard
-    spark._jvm.dev.sparksavepoint.ReadOnlyGuard.exempt(builder._jsparkSession)
+    bridge.exempt_from_read_only(builder)
     build_keyed_state(builder, Path(args.dir), "hdfs", args.keys)
     port = _free_port()
     server = start(spark, catalogs, port=port, state_dir=state_dir)

@@ -26,7 +26,8 @@ from pathlib import Path
 from common import PROVIDERS, bench_session, build_keyed_state
 from pyspark.sql import SparkSession
 
-from sql_ext import attach
+from spark_savepoint import attach
+from spark_savepoint.catalog import bridge
 
 CATALOG = "bench"
 TABLE = f"{CATALOG}.agg_0.default"
@@ -68,12 +69,7 @@ def spark_rewrite(spark: SparkSession, checkpoint: Path) -> float:
     first; it writes state only, so commits/N+1 is copied after it, untimed). Returns seconds."""
     n = last_batch(checkpoint)
     shutil.copy(checkpoint / "offsets" / str(n), checkpoint / "offsets" / str(n + 1))
-    jvm, jspark = spark._jvm, spark._jsparkSession  # type: ignore[attr-defined]
-    none = jvm.scala.Option.empty()
-    rewriter = jvm.org.apache.spark.sql.execution.streaming.state.StateRewriter(
-        jspark, n, n + 1, checkpoint.as_uri(), jspark.sessionState().newHadoopConf(),
-        none, none, none)
-    seconds = timed(rewriter.run)
+    seconds = timed(lambda: bridge.rewrite_state_with_spark(spark, checkpoint.as_uri(), n))
     shutil.copy(checkpoint / "commits" / str(n), checkpoint / "commits" / str(n + 1))
     return seconds
 

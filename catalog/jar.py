@@ -24,9 +24,6 @@ import pyspark
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
 JAR_NAME = "spark-savepoint.jar"
-CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
-EXTENSIONS_CLASS = "dev.sparksavepoint.SavepointExtensions"
-QUERY_LISTENER_CLASS = "dev.sparksavepoint.QueryRuns"
 
 
 def pyspark_jars() -> Path:

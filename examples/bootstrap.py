@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from sql_ext import attach, create_savepoint
+from spark_savepoint import attach, create_savepoint
 
 
 def main(root: Path) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from sql_ext import attach, last_edit
+from spark_savepoint import attach, last_edit
 
 
 def main(root: Path) -> None:

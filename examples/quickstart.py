@@ -12,7 +12,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from sql_ext import attach
+from spark_savepoint import attach
 
 
 def main(root: Path) -> None:

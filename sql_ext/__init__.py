@@ -1,6 +1,6 @@
 """Spark sessions with savepoint catalogs attached. Example::
 
-    from sql_ext import session
+    from spark_savepoint import session
     spark = session("/tmp/ckpt")
     spark.sql("SHOW NAMESPACES IN savepoint").show()
 
@@ -9,10 +9,14 @@ stable ``SAVEPOINT_*`` class); wrap ``spark.sql(...)`` in :func:`savepoint_error
 :func:`savepoint_error` on a caught exception) to get the same types from SQL statements.
 """
 
-from catalog.errors import SavepointError, savepoint_error, savepoint_errors
-from sql_ext.edits import EditReport, last_edit, recover
-from sql_ext.empty import create_savepoint
-from sql_ext.session import attach, catalog_conf, session, spark_conf
+if __name__ != "spark_savepoint.sql_ext":  # e.g. ``import sql_ext`` from a source checkout
+    raise ImportError(f"{__name__} is not a package of its own: import spark_savepoint.sql_ext")
+
+
+from spark_savepoint.catalog.errors import SavepointError, savepoint_error, savepoint_errors
+from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover
+from spark_savepoint.sql_ext.empty import create_savepoint
+from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf
 
 __all__ = [
     "EditReport",

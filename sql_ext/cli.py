@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from catalog.errors import NoSuchCheckpoint, NotACheckpoint, savepoint_error
-from catalog.jar import pyspark_jars
-from sql_ext.quiet import java_options, scratch, spark_settings
-from sql_ext.session import DEFAULT_CATALOG, spark_conf
-from sql_ext.thrift import state_catalog
+from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint, savepoint_error
+from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
+from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
+from spark_savepoint.sql_ext.thrift import state_catalog
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -122,8 +122,8 @@ def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> s
     """An init SQL file (in ``folder``) creating, in spark-sql, the flat views the Thrift server
     shows: database NAME with ``<uid>_<state>`` views over catalog ``NAME_catalog``. The
     statements come from a short local session (metadata files only, no Spark job)."""
-    from sql_ext.session import attach, session
-    from sql_ext.views import view_statements
+    from spark_savepoint.sql_ext.session import attach, session
+    from spark_savepoint.sql_ext.views import view_statements
 
     settings = {"spark.ui.enabled": "false", **spark_settings(folder, verbose=verbose)}
     spark = session(master="local[1]", **settings)
@@ -156,7 +156,7 @@ def _in_local_session(args: argparse.Namespace, action: Callable[[SparkSession],
     afterwards, its scratch files removed)."""
     from pyspark.sql import SparkSession
 
-    from sql_ext.session import session
+    from spark_savepoint.sql_ext.session import session
 
     running = SparkSession.getActiveSession()
     with scratch() as folder:
@@ -170,13 +170,13 @@ def _in_local_session(args: argparse.Namespace, action: Callable[[SparkSession],
 
 
 def _create(args: argparse.Namespace) -> int:
-    from sql_ext.empty import create_savepoint
+    from spark_savepoint.sql_ext.empty import create_savepoint
 
     return _in_local_session(args, lambda spark: create_savepoint(spark, args.target, args.like))
 
 
 def _recover(args: argparse.Namespace) -> int:
-    from sql_ext.edits import recover
+    from spark_savepoint.sql_ext.edits import recover
 
     return _in_local_session(args, lambda spark: recover(spark, args.path, force=args.force))
 
@@ -194,7 +194,7 @@ def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
 
 
 def _thriftserver(args: argparse.Namespace) -> int:
-    from sql_ext.thrift import serve
+    from spark_savepoint.sql_ext.thrift import serve
 
     check_local(args.paths, args.catalog)
     return serve(

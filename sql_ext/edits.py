@@ -3,7 +3,7 @@
 Each INSERT, INSERT OVERWRITE or DELETE on a state table is one edit: it commits one new batch,
 or none when it changed no entry. Example::
 
-    from sql_ext import last_edit, session
+    from spark_savepoint import last_edit, session
     spark = session("/data/ckpt")
     spark.sql("DELETE FROM savepoint.agg_0.default WHERE user LIKE 'test%'")
     report = last_edit(spark)   # table 'agg_0.default', batch_id 12, written 0, removed 3
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from catalog.errors import savepoint_errors
+from spark_savepoint.catalog import bridge
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -38,13 +38,8 @@ class EditReport:
 
 def last_edit(spark: SparkSession) -> EditReport | None:
     """The last edit this driver made (any session), or None before the first."""
-    report = spark._jvm.dev.sparksavepoint.EditReport.last()  # type: ignore[attr-defined]
-    if report is None:
-        return None
-    batch = int(report.batchId())
-    return EditReport(str(report.checkpoint()), str(report.table()),
-                      batch if batch >= 0 else None, int(report.written()),
-                      int(report.removed()), str(report.describe()))  # fmt: skip
+    report = bridge.last_edit(spark)
+    return None if report is None else EditReport(**report)
 
 
 def recover(spark: SparkSession, path: str, force: bool = False) -> str:
@@ -57,7 +52,4 @@ def recover(spark: SparkSession, path: str, force: bool = False) -> str:
         SavepointError: ``InterruptedEdit`` (a writer that may still run claimed the batch),
         ``UncommittedBatch`` (a query's batch: restart the query), ``NoSuchCheckpoint``, ...
     """
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    with savepoint_errors():
-        return str(jvm.dev.sparksavepoint.InterruptedEdit.recover(
-            spark._jsparkSession, str(path), bool(force)))  # type: ignore[attr-defined]
+    return bridge.recover(spark, path, force)

@@ -3,7 +3,7 @@ empty state, ready to be bootstrapped with INSERT and then started by a new run 
 
 Example::
 
-    from sql_ext import create_savepoint, session
+    from spark_savepoint import create_savepoint, session
     spark = session()
     create_savepoint(spark, "/savepoints/orders-v2", like="/checkpoints/orders")
     spark.sql("INSERT INTO savepoint.agg_0.default SELECT user, count(*), sum(amount) ...")
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import savepoint_errors
+from spark_savepoint.catalog import bridge
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -30,7 +30,4 @@ def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
     Raises:
         SavepointError: ``TargetNotEmpty``, ``TemplateUnsupported``, ``NoSuchCheckpoint``, ...
     """
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    with savepoint_errors():
-        return str(jvm.dev.sparksavepoint.EmptySavepoint.create(
-            spark._jsparkSession, str(target), str(like)))  # type: ignore[attr-defined]
+    return bridge.create_empty_savepoint(spark, target, like)

@@ -19,7 +19,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-OUR_LOGGER = "dev.sparksavepoint"
+from spark_savepoint.catalog import bridge
+
+OUR_LOGGER = bridge.LOGGER
 
 LOG4J2 = f"""\
 # spark-savepoint: Spark at ERROR, {OUR_LOGGER} at WARN (spark-savepoint --verbose: defaults)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from catalog.errors import JvmPieceMissing, savepoint_errors
-from catalog.jar import CATALOG_CLASS, EXTENSIONS_CLASS, QUERY_LISTENER_CLASS, jar_path
-from sql_ext.empty import create_savepoint
+from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.jar import jar_path
+from spark_savepoint.sql_ext.empty import create_savepoint
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -17,7 +17,7 @@ DEFAULT_CATALOG = "savepoint"
 def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
     """The two settings that attach one checkpoint as a catalog."""
     return {
-        f"spark.sql.catalog.{catalog}": CATALOG_CLASS,
+        f"spark.sql.catalog.{catalog}": bridge.CATALOG_CLASS,
         f"spark.sql.catalog.{catalog}.path": str(path),
     }
 
@@ -34,9 +34,9 @@ def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[
     conf = {
         "spark.driver.extraClassPath": jar,
         "spark.jars": jar,
-        "spark.sql.extensions": EXTENSIONS_CLASS,
+        "spark.sql.extensions": bridge.EXTENSIONS_CLASS,
         # lets an edit tell that this driver's own streaming query has stopped
-        "spark.sql.streaming.streamingQueryListeners": QUERY_LISTENER_CLASS,
+        "spark.sql.streaming.streamingQueryListeners": bridge.QUERY_LISTENER_CLASS,
     }
     if path is not None:
         conf.update(catalog_conf(path, catalog))
@@ -74,9 +74,8 @@ def session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
-        with savepoint_errors():
-            _create_if_missing(spark, path, like)
-            _check_checkpoint(spark, path)
+        _create_if_missing(spark, path, like)
+        bridge.check_checkpoint(spark, path)
     return spark
 
 
@@ -103,38 +102,13 @@ def attach(
     """Attach the checkpoint at ``path`` to a running session as ``catalog`` (replacing what
     that name pointed at before); with ``like``, create it first as an empty savepoint when
     missing."""
-    _require_jar(spark)
-    with savepoint_errors():
-        _create_if_missing(spark, path, like)
-        for key, value in catalog_conf(path, catalog).items():
-            spark.conf.set(key, value)
-        _check_checkpoint(spark, path)
+    bridge.require_jar(spark)
+    _create_if_missing(spark, path, like)
+    for key, value in catalog_conf(path, catalog).items():
+        spark.conf.set(key, value)
+    bridge.check_checkpoint(spark, path)
 
 
 def _create_if_missing(spark: SparkSession, path: str, like: str | None) -> None:
-    if like is None:
-        return
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
-    if not jvm.dev.sparksavepoint.Checkpoint.exists(str(path), hadoop_conf):
+    if like is not None and not bridge.checkpoint_exists(spark, path):
         create_savepoint(spark, path, like)
-
-
-def _require_jar(spark: SparkSession) -> None:
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    try:
-        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-        jvm.java.lang.Class.forName(CATALOG_CLASS, True, loader)
-    except Exception as error:
-        raise JvmPieceMissing(
-            "this SparkSession was started without the spark-savepoint jar. Create it with "
-            "sql_ext.session(...), or start Spark with the settings printed by "
-            f"`spark-savepoint conf <path>` (--driver-class-path {jar_path()})."
-        ) from error
-
-
-def _check_checkpoint(spark: SparkSession, path: str) -> None:
-    """Fail early, with the catalog's own message, when ``path`` is not a checkpoint."""
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
-    jvm.dev.sparksavepoint.Checkpoint.open(str(path), hadoop_conf)

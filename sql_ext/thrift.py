@@ -25,22 +25,22 @@ import signal
 import socket
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from catalog.errors import PortInUse, from_java
-from sql_ext.quiet import log_options
-from sql_ext.session import catalog_conf, spark_conf
-from sql_ext.views import sync_views
+from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import PortInUse, from_java
+from spark_savepoint.sql_ext.quiet import log_options
+from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
+from spark_savepoint.sql_ext.views import sync_views
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 
-GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
 STATE_SUFFIX = "_catalog"
 REFRESH_SECONDS = 5.0
 
@@ -64,7 +64,7 @@ def server_conf(
     for database, path in catalogs.items():
         conf.update(catalog_conf(path, state_catalog(database)))
     conf.update({
-        "spark.sql.extensions": f"{conf['spark.sql.extensions']},{GUARD_CLASS}",
+        "spark.sql.extensions": f"{conf['spark.sql.extensions']},{bridge.READ_ONLY_GUARD_CLASS}",
         "spark.savepoint.readOnly": str(not allow_writes).lower(),
         "spark.sql.hive.thriftServer.singleSession": "true",
         "spark.sql.warehouse.dir": str(state / "warehouse"),
@@ -91,7 +91,7 @@ class ThriftServer:
 
     spark: SparkSession
     admin: SparkSession
-    server: Any
+    stop_server: Callable[[], None] | None
     catalogs: dict[str, str]
     url: str
     views: dict[str, list[str]]
@@ -122,7 +122,8 @@ class ThriftServer:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=60)
-        self.server.stop()
+        if self.stop_server is not None:
+            self.stop_server()
 
 
 def start(
@@ -137,9 +138,8 @@ def start(
 ) -> ThriftServer:
     """Create the views, then start a Thrift server on ``spark`` (a session built with
     :func:`server_conf`) and the view refresher."""
-    jvm = spark._jvm  # type: ignore[attr-defined]
     admin = spark.newSession()
-    jvm.dev.sparksavepoint.ReadOnlyGuard.exempt(admin._jsparkSession)  # type: ignore[attr-defined]
+    bridge.exempt_from_read_only(admin)
     handle = ThriftServer(spark, admin, None, dict(catalogs), "", {}, refresh_seconds)
     try:
         handle.sync()
@@ -150,8 +150,7 @@ def start(
         Path(settings[folder]).mkdir(parents=True, exist_ok=True)  # Hive logs an error per session
     for key, value in settings.items():
         spark.conf.set(key, value)
-    server_class = jvm.org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
-    handle.server = server_class.startWithContext(spark._jsparkSession.sqlContext())  # type: ignore[attr-defined]
+    handle.stop_server = bridge.start_thrift_server(spark)
     handle.url = jdbc_url(bind, port, next(iter(catalogs)))
     _warm_up(spark, handle.url)
     handle.start_refresher()
@@ -161,14 +160,8 @@ def start(
 def _warm_up(spark: SparkSession, url: str) -> None:
     """One JDBC connection from inside the server's JVM: checks the server accepts connections
     and pays the one-off metastore set-up of the first metadata call (seconds) before clients."""
-    jvm = spark._jvm  # type: ignore[attr-defined]
     try:
-        jvm.java.lang.Class.forName("org.apache.hive.jdbc.HiveDriver")
-        connection = jvm.java.sql.DriverManager.getConnection(url)
-        try:
-            connection.getMetaData().getSchemas().close()
-        finally:
-            connection.close()
+        bridge.jdbc_round_trip(spark, url)
     except Exception as error:  # e.g. authentication configured with --hiveconf
         log.warning("JDBC warm-up skipped: %s", str(error).splitlines()[0])
 

@@ -21,7 +21,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+import sqlglot
 from pyspark.sql.types import StructType
+from sqlglot import expressions as exp
+
+from spark_savepoint.catalog import bridge
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -110,7 +114,9 @@ def sync_views(spark: SparkSession, catalog: str, database: str | None = None) -
     existing = {row.viewName for row in spark.sql(f"SHOW VIEWS IN spark_catalog.{database}")
                 .collect() if not row.isTemporary}  # fmt: skip
     for statement, name in zip(statements, wanted, strict=True):
-        if name not in existing or _view_text(spark, database, name) != _body(statement):
+        if name not in existing or not _unchanged(
+            bridge.view_text(spark, database, name), statement
+        ):
             spark.sql(statement)
     for stale in existing - set(wanted):
         spark.sql(f"DROP VIEW IF EXISTS spark_catalog.{database}.{stale}")
@@ -118,21 +124,21 @@ def sync_views(spark: SparkSession, catalog: str, database: str | None = None) -
 
 
 def _created_view(statement: str) -> str:
-    return statement.split(" AS ", 1)[0].rsplit(".", 1)[1]
+    """The view a ``CREATE VIEW`` statement creates (its last name part)."""
+    return str(_parse(statement).this.name)
 
 
-def _body(statement: str) -> str:
-    return statement.split(" AS ", 1)[1]
+def _unchanged(stored: str | None, statement: str) -> bool:
+    """Whether a view's stored SQL is the query of ``statement`` (compared as parsed trees,
+    so spacing and quoting do not matter)."""
+    return stored is not None and _canonical(_parse(stored)) == _canonical(
+        _parse(statement).expression
+    )
 
 
-def _view_text(spark: SparkSession, database: str, name: str) -> str | None:
-    """The stored SQL of a view (to skip re-creating unchanged views)."""
-    jspark = spark._jsparkSession  # type: ignore[attr-defined]
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    ident = jvm.org.apache.spark.sql.catalyst.TableIdentifier(
-        name, jvm.scala.Some(database), jvm.scala.Some("spark_catalog"))
-    try:
-        text = jspark.sessionState().catalog().getTableMetadata(ident).viewText()
-    except Exception:
-        return None
-    return text.get() if text.isDefined() else None
+def _parse(sql: str) -> exp.Expression:
+    return sqlglot.parse_one(sql, read="spark")
+
+
+def _canonical(tree: exp.Expression) -> str:
+    return tree.sql(dialect="spark", identify=True)

@@ -5,21 +5,21 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from tests.streaming_queries import SUPPORTED, StreamingQuery, build  # noqa: E402
+from tests.support.streaming_queries import SUPPORTED, StreamingQuery, build  # noqa: E402
 
 CASES = [(kind, provider) for kind, providers in SUPPORTED.items() for provider in providers]
 
 
 @pytest.fixture(scope="session")
 def spark(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
-    from sql_ext import session
+    from spark_savepoint import session
 
     warehouse = tmp_path_factory.mktemp("warehouse")
     spark = session(
@@ -42,7 +42,7 @@ def checkpoints(
 ) -> dict[tuple[str, str], StreamingQuery]:
     """Every operator kind on every provider Spark allows, built once by real streaming queries.
 
-    Tests must not change them: copy one (``copy_query``) before editing or restarting it. For
+    Tests must not change them: copy one (``private_copy``) before editing or restarting it. For
     quicker local runs, ``SPARK_SAVEPOINT_TEST_CACHE=<dir>`` keeps them between sessions.
     """
     cache = os.environ.get("SPARK_SAVEPOINT_TEST_CACHE")
@@ -58,7 +58,21 @@ def checkpoints(
     return queries
 
 
-def copy_query(query: StreamingQuery, target: Path) -> StreamingQuery:
-    """A private copy of a fixture query (input and checkpoint), safe to edit and restart."""
-    shutil.copytree(query.root, target)
-    return StreamingQuery(query.kind, query.provider, target)
+PrivateCopy = Callable[..., StreamingQuery]
+
+
+@pytest.fixture()
+def private_copy(spark, checkpoints, tmp_path: Path) -> PrivateCopy:
+    """``private_copy(kind, provider, catalog=None, name=None)``: a copy of a fixture query's
+    checkpoint under ``tmp_path/<name or kind-provider>`` (fresh input), safe to edit and
+    restart; attached to ``spark`` as ``catalog`` when one is given."""
+    from spark_savepoint import attach
+
+    def make(kind: str, provider: str, catalog: str | None = None,
+             name: str | None = None) -> StreamingQuery:  # fmt: skip
+        query = checkpoints[(kind, provider)].copy(tmp_path / (name or f"{kind}-{provider}"))
+        if catalog is not None:
+            attach(spark, str(query.checkpoint), catalog)
+        return query
+
+    return make

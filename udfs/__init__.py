@@ -5,6 +5,10 @@ savepoint table, e.g. ``INSERT OVERWRITE savepoint.groupstate_0.default SELECT *
 bootstrap_counts(TABLE(history))``.
 """
 
-from udfs.group_state import BootstrapGroupState, group_state_bootstrap
+if __name__ != "spark_savepoint.udfs":  # e.g. ``import udfs`` from a source checkout
+    raise ImportError(f"{__name__} is not a package of its own: import spark_savepoint.udfs")
+
+
+from spark_savepoint.udfs.group_state import BootstrapGroupState, group_state_bootstrap
 
 __all__ = ["BootstrapGroupState", "group_state_bootstrap"]

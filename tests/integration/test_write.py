@@ -15,13 +15,11 @@ from pathlib import Path
 import pytest
 from pyspark.sql import functions as F
 
-from sql_ext import attach
-from tests.checkpoint_files import last_batch, snapshot
-from tests.streaming_queries import StreamingQuery, restart_rows
+from spark_savepoint import attach
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.streaming_queries import StreamingQuery
 
 CATALOG = "wr"
-NAMESPACE = {"agg": "agg_0", "dedup": "dedup_0", "pandas_state": "groupstate_0",
-             "join": "join_0", "tws": "tws_0"}
 WRITABLE = [(kind, provider) for kind in ("agg", "dedup", "pandas_state")
             for provider in ("hdfs", "rocksdb")]
 
@@ -29,22 +27,14 @@ Copy = Callable[[str, str], tuple[StreamingQuery, str]]
 
 
 @pytest.fixture()
-def copy(spark, checkpoints, tmp_path: Path) -> Copy:
+def copy(private_copy) -> Copy:
     """Copy a session checkpoint into tmp_path and attach it; returns (query, table name)."""
 
     def make(kind: str, provider: str) -> tuple[StreamingQuery, str]:
-        source = checkpoints[(kind, provider)]
-        query = StreamingQuery(kind, provider, tmp_path / f"{kind}-{provider}")
-        shutil.copytree(source.checkpoint, query.checkpoint)
-        attach(spark, str(query.checkpoint), CATALOG)
-        return query, f"{CATALOG}.{NAMESPACE[kind]}.default"
+        query = private_copy(kind, provider, CATALOG)
+        return query, f"{CATALOG}.{query.uid}.default"
 
     return make
-
-
-def restart(spark, query: StreamingQuery) -> list[dict]:
-    query.add_input(restart_rows(query.kind))
-    return query.run(spark)
 
 
 def rows(spark, table: str) -> list[tuple]:
@@ -70,7 +60,7 @@ def test_upsert_is_seen_by_restarted_query(spark, copy: Copy, kind: str, provide
     statement, expected = UPSERT[kind]
     spark.sql(statement.format(t=table))
     assert last_batch(query.checkpoint) == before + 1
-    out = restart(spark, query)
+    out = query.restart(spark)
     if kind == "dedup":  # 6 is now known, 3 was already: only 5 is new
         assert [r["event_id"] for r in out] == expected
     else:  # alice continues from the written counter, dave starts fresh
@@ -92,7 +82,7 @@ def test_deleted_key_starts_over(spark, copy: Copy, kind: str, provider: str) ->
     query, table = copy(kind, provider)
     statement, expected = DELETE[kind]
     spark.sql(statement.format(t=table))
-    out = restart(spark, query)
+    out = query.restart(spark)
     assert ([r["event_id"] for r in out] if kind == "dedup" else out) == expected
 
 
@@ -107,7 +97,7 @@ def test_dataframe_append_and_overwrite(spark, copy: Copy, provider: str) -> Non
     assert rows(spark, table) == [("alice", 40, 400)]
     spark.sql(f"INSERT OVERWRITE {table} SELECT user, count + 1, sum FROM {table}")
     assert rows(spark, table) == [("alice", 41, 400)]
-    assert restart(spark, query) == [{"user": "alice", "cnt": 43, "total": 408},
+    assert query.restart(spark) == [{"user": "alice", "cnt": 43, "total": 408},
                                      {"user": "dave", "cnt": 1, "total": 8}]
 
 
@@ -121,7 +111,7 @@ def test_update_is_refused_and_its_upsert_equivalent_works(spark, copy: Copy) ->
         spark.sql(f"UPDATE {table} SET count = 100 WHERE user = 'alice'")
     assert snapshot(query.checkpoint) == before
     spark.sql(f"INSERT INTO {table} SELECT user, 100, 1000 FROM {table} WHERE user = 'alice'")
-    assert restart(spark, query) == [{"user": "alice", "cnt": 102, "total": 1008},
+    assert query.restart(spark) == [{"user": "alice", "cnt": 102, "total": 1008},
                                      {"user": "dave", "cnt": 1, "total": 8}]
 
 
@@ -168,7 +158,7 @@ def test_rollback_to_an_earlier_batch(spark, copy: Copy, provider: str) -> None:
     spark.sql(f"INSERT OVERWRITE {table} SELECT * FROM {table} VERSION AS OF {n}")
     assert rows(spark, table) == original
     assert last_batch(query.checkpoint) == n + 3
-    assert restart(spark, query) == [{"user": "alice", "cnt": 4, "total": 25},
+    assert query.restart(spark) == [{"user": "alice", "cnt": 4, "total": 25},
                                      {"user": "dave", "cnt": 1, "total": 8}]
 
 
@@ -217,7 +207,7 @@ def test_uncommitted_last_batch_is_refused(spark, copy: Copy) -> None:
 
 
 def test_write_is_refused_while_the_query_runs(spark, tmp_path: Path) -> None:
-    from tests.streaming_queries import KINDS, build
+    from tests.support.streaming_queries import KINDS, build
 
     query = build(spark, "agg", "hdfs", tmp_path / "running")
     attach(spark, str(query.checkpoint), CATALOG)
@@ -252,5 +242,5 @@ def test_narrower_whole_number_key_is_widened(spark, copy: Copy) -> None:
     written = {r.event_id: r.partition_id for r in spark.table(table).collect()}
     expected = spark.sql("SELECT pmod(hash(6L), 4) AS a, pmod(hash(7L), 4) AS b").first()
     assert (written[6], written[7]) == (expected.a, expected.b)
-    out = restart(spark, query)  # event 6 of the restart wave is now a duplicate
+    out = query.restart(spark)  # event 6 of the restart wave is now a duplicate
     assert 6 not in [r["event_id"] for r in out]

@@ -1,8 +1,9 @@
 """Read one state table on ``local-cluster`` (executors in separate JVMs) and print it as JSON.
 
-    python tests/cluster_read.py <checkpoint> <uid> <state>
+    python -m tests.support.cluster_read <checkpoint> <uid> <state>
 
-Run by tests/test_cluster.py in a subprocess: a second SparkContext cannot share the test JVM.
+Run by tests/system/test_cluster.py in a subprocess: a second SparkContext cannot share
+the test JVM.
 """
 
 from __future__ import annotations
@@ -10,12 +11,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from sql_ext import session  # noqa: E402
+from spark_savepoint import session  # noqa: E402
 
 
 def main(checkpoint: str, uid: str, state: str) -> None:

@@ -1,25 +1,24 @@
 """Edits refuse while the checkpoint's streaming query may be running in another driver.
 
 A real ``agg`` query runs with a processing-time trigger in its own process
-(``tests/live_query.py``); this session tries to edit its checkpoint.
+(``tests/support/live_query.py``); this session tries to edit its checkpoint.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from sql_ext import attach, last_edit
-from tests.checkpoint_files import last_batch
-from tests.streaming_queries import StreamingQuery, restart_rows
+from spark_savepoint import attach, last_edit
+from tests.support import start_program
+from tests.support.checkpoint_files import last_batch
+from tests.support.streaming_queries import StreamingQuery, restart_rows
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 EDIT = "INSERT INTO live.agg_0.default VALUES ('alice', 100, 1000)"
 FORCE = "spark.savepoint.write.force"
 
@@ -28,10 +27,7 @@ FORCE = "spark.savepoint.write.force"
 def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(spark,
                                                                       tmp_path: Path) -> None:
     root = tmp_path / "live"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.live_query", str(root)], cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process = start_program("live_query", str(root), cwd=tmp_path, stderr=subprocess.DEVNULL)
     try:
         assert process.stdout is not None and process.stdin is not None
         assert process.stdout.readline().strip() == "running"

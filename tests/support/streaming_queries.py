@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -273,6 +274,13 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
 """Kind -> state store providers Spark allows for it (transformWithState needs RocksDB)."""
 
 
+UIDS: dict[str, str] = {
+    "agg": "agg_0", "window_agg": "agg_0", "dedup": "dedup_0", "join": "join_0",
+    "pandas_state": "groupstate_0", "tws": "tws_0",
+}  # fmt: skip
+"""Kind -> the uid (namespace) of its stateful operator in the savepoint catalog."""
+
+
 def restart_rows(kind: str) -> list[dict]:
     """The kind's default second-wave input, to feed with ``add_input`` after a restart."""
     return [dict(row) for row in _kind(kind).restart]
@@ -290,6 +298,22 @@ class StreamingQuery:
     def checkpoint(self) -> Path:
         """The query's checkpoint folder."""
         return self.root / "checkpoint"
+
+    @property
+    def uid(self) -> str:
+        """The namespace of the query's stateful operator in a savepoint catalog."""
+        return UIDS[self.kind]
+
+    def copy(self, root: Path) -> StreamingQuery:
+        """The same query with a private copy of this checkpoint under ``root`` (fresh input):
+        safe to edit and restart while this one stays as it is."""
+        shutil.copytree(self.checkpoint, root / "checkpoint")
+        return StreamingQuery(self.kind, self.provider, root)
+
+    def restart(self, spark: SparkSession) -> list[dict]:
+        """Feed the kind's second-wave input (``restart_rows``) and run; the rows emitted."""
+        self.add_input(restart_rows(self.kind))
+        return self.run(spark)
 
     @property
     def input_dir(self) -> Path:

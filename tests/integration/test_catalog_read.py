@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from pyspark.sql.types import StructType
 
-from sql_ext import attach
+from spark_savepoint import attach
 from tests.conftest import CASES
-from tests.state_rows import leaf_rows
+from tests.support.state_rows import leaf_rows
 
 UID_KIND = {
     "agg": "agg",

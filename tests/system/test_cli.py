@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from catalog.jar import CATALOG_CLASS, jar_path
-from sql_ext.cli import main
+from spark_savepoint.catalog.bridge import CATALOG_CLASS
+from spark_savepoint.catalog.jar import jar_path
+from spark_savepoint.sql_ext.cli import main
 
 
 def test_conf_prints_submit_settings(capsys, checkpoints) -> None:
@@ -32,17 +33,6 @@ def test_conf_defaults_format(capsys, checkpoints) -> None:
     assert f"spark.sql.catalog.savepoint.path {ckpt}\n" in out
 
 
-def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
-    assert main(["conf", str(tmp_path / "nowhere")]) == 1
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    assert captured.err.splitlines() == [
-        f"spark-savepoint: [SAVEPOINT_NO_SUCH_CHECKPOINT] Checkpoint folder "
-        f"'{tmp_path / 'nowhere'}' does not exist. Point the catalog's path at a streaming "
-        "query's checkpointLocation."
-    ]
-
-
 def test_thriftserver_port_in_use_is_one_line(capsys, checkpoints) -> None:
     ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
     with socket.socket() as taken:
@@ -60,7 +50,7 @@ def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     temp = cwd / "tmp"
     temp.mkdir()
     return subprocess.run(
-        [sys.executable, "-m", "sql_ext.cli", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "spark_savepoint", *args], capture_output=True, text=True,
         timeout=600, cwd=cwd, env={**os.environ, "TMPDIR": str(temp)},
     )  # fmt: skip
 

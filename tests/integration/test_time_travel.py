@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from sql_ext import attach
-from tests.state_rows import leaf_rows
+from spark_savepoint import attach
+from tests.support.state_rows import leaf_rows
 
 
 @pytest.fixture()

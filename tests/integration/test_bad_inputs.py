@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 from pyspark.errors import PySparkException
 
-from catalog.errors import savepoint_error
-from catalog.jar import CATALOG_CLASS
-from sql_ext import attach, create_savepoint, session
-from sql_ext.cli import main
+from spark_savepoint import attach, create_savepoint, session
+from spark_savepoint.catalog.bridge import CATALOG_CLASS
+from spark_savepoint.catalog.errors import savepoint_error
+from spark_savepoint.sql_ext.cli import main
 
 Setup = Callable[..., None]
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from sql_ext import attach, recover
-from sql_ext.cli import main
-from tests.checkpoint_files import last_batch, snapshot
-from tests.streaming_queries import StreamingQuery, build, restart_rows
+from spark_savepoint import attach, recover
+from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext.cli import main
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 EDIT = "INSERT INTO rec.agg_0.default VALUES ('dave', 10, 100)"
 
@@ -38,11 +39,8 @@ def test_edit_in_progress_on_this_host_is_a_concurrent_write(spark, checkpoints,
                                                              tmp_path: Path) -> None:
     """A claim whose writer runs on this host (here: this very JVM) is an edit in progress,
     not an interrupted one: the write backs off, and recover refuses even with force."""
-    query = StreamingQuery("agg", "hdfs", tmp_path / "query")
-    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, query.checkpoint)
-    jvm = spark._jvm
-    batch = interrupt(query, jvm.java.net.InetAddress.getLocalHost().getHostName(),
-                      jvm.java.lang.ProcessHandle.current().pid())
+    query = checkpoints[("agg", "hdfs")].copy(tmp_path / "query")
+    batch = interrupt(query, *bridge.driver_process(spark))
     attach(spark, str(query.checkpoint), "rec")
     before = snapshot(query.checkpoint)
     busy = (rf"SAVEPOINT_CONCURRENT_WRITE\] Cannot commit batch {batch} of checkpoint"

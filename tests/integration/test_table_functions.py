@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.state_rows import leaf_rows
+from tests.support.state_rows import leaf_rows
 
 
 def test_savepoint_metadata_needs_no_catalog(spark, checkpoints) -> None:

@@ -2,7 +2,7 @@
 
 Two writers upsert different keys into one checkpoint at once, many times: two threads of this
 session (each through its own catalog name), and two Spark drivers in their own processes
-(``tests/race_write.py``), on both providers. A writer either commits or refuses with
+(``tests/support/race_write.py``), on both providers. A writer either commits or refuses with
 SAVEPOINT_CONCURRENT_WRITE. Afterwards the catalog holds exactly the edits that reported
 success, no state file of an uncommitted version is left, and the real streaming query,
 restarted with one event per key tried, continues from exactly those edits.
@@ -10,24 +10,21 @@ restarted with one event per key tried, continues from exactly those edits.
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from sql_ext import attach
-from tests.checkpoint_files import last_batch
-from tests.streaming_queries import StreamingQuery
+from spark_savepoint import attach
+from tests.support import start_program
+from tests.support.checkpoint_files import last_batch
+from tests.support.streaming_queries import StreamingQuery
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 PROVIDERS = ("hdfs", "rocksdb")
 THREAD_ROUNDS = 8
 PROCESS_ROUNDS = 6
@@ -39,12 +36,6 @@ Outcome = dict[str, str]  # user -> "ok" or the error class
 
 def attempt(writer: str, round_: int) -> Attempt:
     return f"{writer}{round_}", 10 + round_, 100 + round_
-
-
-def copy_agg(checkpoints, provider: str, root: Path) -> StreamingQuery:
-    query = StreamingQuery("agg", provider, root)
-    shutil.copytree(checkpoints[("agg", provider)].checkpoint, query.checkpoint)
-    return query
 
 
 def check(spark, query: StreamingQuery, outcomes: Outcome, tried: list[Attempt]) -> None:
@@ -73,7 +64,7 @@ def check(spark, query: StreamingQuery, outcomes: Outcome, tried: list[Attempt])
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_racing_threads(spark, checkpoints, tmp_path: Path, provider: str) -> None:
-    query = copy_agg(checkpoints, provider, tmp_path / "query")
+    query = checkpoints[("agg", provider)].copy(tmp_path / "query")
     for name in ("race_a", "race_b"):
         attach(spark, str(query.checkpoint), name)
     outcomes: Outcome = {}
@@ -104,12 +95,10 @@ def test_racing_threads(spark, checkpoints, tmp_path: Path, provider: str) -> No
 
 @pytest.fixture(scope="module")
 def drivers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], list]]:
-    """Two started ``tests/race_write.py`` drivers, shared by the process cases."""
+    """Two started ``tests/support/race_write.py`` drivers, shared by the process cases."""
     workdir = tmp_path_factory.mktemp("racers")
-    processes = [subprocess.Popen(
-        [sys.executable, "-m", "tests.race_write"], cwd=workdir,
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) for _ in range(2)]
+    processes = [start_program("race_write", cwd=workdir, stderr=subprocess.DEVNULL)
+                 for _ in range(2)]
     for process in processes:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
     yield lambda: processes
@@ -119,7 +108,7 @@ def drivers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], l
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_racing_processes(spark, checkpoints, drivers, tmp_path: Path, provider: str) -> None:
-    query = copy_agg(checkpoints, provider, tmp_path / "query")
+    query = checkpoints[("agg", provider)].copy(tmp_path / "query")
     outcomes: Outcome = {}
     tried: list[Attempt] = []
     for round_ in range(PROCESS_ROUNDS):

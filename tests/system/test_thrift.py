@@ -13,51 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from catalog.jar import pyspark_jars
-from sql_ext.cli import build_parser
-from sql_ext.thrift import server_conf, state_catalog
-from sql_ext.views import flat_columns, select_sql, view_name
-from tests.streaming_queries import StreamingQuery, build, restart_rows
+from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.sql_ext.views import select_sql
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
-ROOT = Path(__file__).resolve().parents[1]
 WINDOW_COLUMNS = ["window_start", "window_end", "user", "count", "partition_id"]
-
-
-# ---- without a JVM ----
-
-
-def test_view_names_need_no_quoting() -> None:
-    assert view_name("join_0", "left_keyToNumValues") == "join_0_left_keytonumvalues"
-    assert view_name("agg_0", "a-b c") == "agg_0_a_b_c"
-
-
-def test_structs_flatten_by_path() -> None:
-    from pyspark.sql.types import IntegerType, MapType, StringType, StructType, TimestampType
-
-    window = StructType().add("start", TimestampType()).add("end", TimestampType())
-    schema = (StructType().add("window", window).add("user", StringType())
-              .add("window_start", IntegerType()).add("m", MapType(StringType(), IntegerType())))
-    assert [name for _, name in flat_columns(schema)] == [
-        "window_start", "window_end", "user", "window_start_2", "m"]
-    assert select_sql("c.`agg_0`.`default`", schema) == (
-        "SELECT `window`.`start` AS window_start, `window`.`end` AS window_end, `user`,"
-        " `window_start` AS window_start_2, `m` FROM c.`agg_0`.`default`")
-
-
-def test_server_is_read_only_unless_asked() -> None:
-    conf = server_conf({"savepoint": "/ckpt"}, state_dir="/s")
-    assert conf["spark.savepoint.readOnly"] == "true"
-    assert conf["spark.sql.extensions"].split(",") == [
-        "dev.sparksavepoint.SavepointExtensions", "dev.sparksavepoint.ReadOnlyGuard"]
-    assert conf[f"spark.sql.catalog.{state_catalog('savepoint')}.path"] == "/ckpt"
-    writable = server_conf({"savepoint": "/ckpt"}, state_dir="/s", allow_writes=True)
-    assert writable["spark.savepoint.readOnly"] == "false"
-
-
-def test_thriftserver_arguments() -> None:
-    args = build_parser().parse_args(["thriftserver", "/a", "j=/b", "--port", "1234"])
-    assert (args.paths, args.port, args.bind, args.allow_writes) == (
-        ["/a", "j=/b"], 1234, "127.0.0.1", False)
 
 
 # ---- a real server in a subprocess ----
@@ -75,12 +35,12 @@ class Server:
     def __init__(self, args: list[str], log: Path) -> None:
         self.port = _free_port()
         self.log = log
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "sql_ext.cli", "thriftserver", *args, "--port", str(self.port),
-             "--master", "local[1]", "--conf", "spark.sql.shuffle.partitions=4"],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
-        )  # fmt: skip
+        env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+        command = [sys.executable, "-m", "spark_savepoint", "thriftserver", *args,
+                   "--port", str(self.port), "--master", "local[1]",
+                   "--conf", "spark.sql.shuffle.partitions=4"]  # fmt: skip
+        self.process = subprocess.Popen(command, cwd=log.parent, env=env, stdout=subprocess.PIPE,
+                                        stderr=log.open("w"), text=True)  # fmt: skip
         self.lines: list[str] = []
         self.ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
@@ -167,7 +127,7 @@ def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
 
 @pytest.mark.slow
 def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
-    from sql_ext import attach
+    from spark_savepoint import attach
 
     attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "thrift_window")
     table = "thrift_window.agg_0.default"

@@ -16,16 +16,13 @@ writes must leave the checkpoint byte-identical.
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
-from sql_ext import attach
-from tests.checkpoint_files import last_batch, snapshot
-from tests.state_rows import leaf_rows
-from tests.streaming_queries import StreamingQuery, restart_rows
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.state_rows import leaf_rows
+from tests.support.streaming_queries import StreamingQuery
 
 CATALOG = "wt"
 ALICE_TIMER = 1704106920000
@@ -35,14 +32,11 @@ Copy = Callable[[], StreamingQuery]
 
 
 @pytest.fixture()
-def tws(spark, checkpoints, tmp_path: Path) -> Copy:
+def tws(private_copy) -> Copy:
     """A private copy of the tws checkpoint (fresh, empty input folder), attached as ``wt``."""
 
     def make() -> StreamingQuery:
-        query = StreamingQuery("tws", "rocksdb", tmp_path / "tws")
-        shutil.copytree(checkpoints[("tws", "rocksdb")].checkpoint, query.checkpoint)
-        attach(spark, str(query.checkpoint), CATALOG)
-        return query
+        return private_copy("tws", "rocksdb", CATALOG)
 
     return make
 
@@ -58,8 +52,7 @@ def rows(spark, name: str) -> list[tuple]:
 
 def restart(spark, query: StreamingQuery) -> dict[str, int]:
     """Restart the query with the default restart wave; its output as user -> count."""
-    query.add_input(restart_rows("tws"))
-    return {r["user"]: r["count"] for r in query.run(spark)}
+    return {r["user"]: r["count"] for r in query.restart(spark)}
 
 
 def assert_same_as_spark_reader(spark, query: StreamingQuery, name: str) -> None:

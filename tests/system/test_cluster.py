@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from sql_ext import attach
-
-SCRIPT = Path(__file__).with_name("cluster_read.py")
+from spark_savepoint import attach
+from tests.support import start_program
 
 
 @pytest.mark.cluster
-def test_catalog_reads_on_separate_executor_jvms(spark, checkpoints) -> None:
+def test_catalog_reads_on_separate_executor_jvms(spark, checkpoints, tmp_path: Path) -> None:
     ckpt = str(checkpoints[("agg", "rocksdb")].checkpoint)
-    result = subprocess.run(
-        [sys.executable, str(SCRIPT), ckpt, "agg_0", "default"],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    reader = start_program("cluster_read", ckpt, "agg_0", "default", cwd=tmp_path,
+                           stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    out, err = reader.communicate(timeout=300)
+    assert reader.returncode == 0, err[-3000:]
+    report = json.loads(out.strip().splitlines()[-1])
     assert report["executors"] >= 1
     attach(spark, ckpt, "cl")
     expected = [r.asDict(recursive=True) for r in spark.table("cl.agg_0.default").collect()]

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from sql_ext import attach
-from tests.streaming_queries import EVENTS_SCHEMA, count_and_sum
-from udfs import group_state_bootstrap
+from spark_savepoint import attach, group_state_bootstrap
+from tests.support.streaming_queries import EVENTS_SCHEMA, count_and_sum
 
 
 def test_bootstrap_from_history_equals_streaming_state(spark, checkpoints) -> None:

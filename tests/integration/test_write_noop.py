@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
-from sql_ext import attach, last_edit
-from tests.checkpoint_files import last_batch, snapshot
-from tests.streaming_queries import StreamingQuery, restart_rows
+from spark_savepoint import last_edit
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.streaming_queries import StreamingQuery
 
 TABLE = "noop.agg_0.default"
 NO_CHANGE = {
@@ -21,12 +18,9 @@ NO_CHANGE = {
 
 
 @pytest.fixture()
-def agg(spark, checkpoints, tmp_path: Path):
+def agg(private_copy):
     def make(provider: str) -> StreamingQuery:
-        query = StreamingQuery("agg", provider, tmp_path / f"agg-{provider}")
-        shutil.copytree(checkpoints[("agg", provider)].checkpoint, query.checkpoint)
-        attach(spark, str(query.checkpoint), "noop")
-        return query
+        return private_copy("agg", provider, "noop")
 
     return make
 
@@ -60,8 +54,7 @@ def test_delete_without_where_empties_the_state_and_says_how_much(spark, agg) ->
     assert report.summary == (f"savepoint: agg_0.default: 0 entries written, {entries} removed:"
                               f" committed as batch {n + 1} of '{query.checkpoint}'")
     assert spark.table(TABLE).count() == 0
-    query.add_input(restart_rows("agg"))
-    assert query.run(spark) == [{"user": "alice", "cnt": 2, "total": 8},
+    assert query.restart(spark) == [{"user": "alice", "cnt": 2, "total": 8},
                                 {"user": "dave", "cnt": 1, "total": 8}]
 
 

@@ -1,6 +1,6 @@
 """A Spark driver that runs upserts on command, for the race test to pit two of them.
 
-    python -m tests.race_write
+    python -m tests.support.race_write
 
 Prints ``ready`` once warm; then for every stdin line ``<checkpoint> <user> <cnt> <total>``
 attaches the checkpoint as catalog ``race`` and upserts that row into ``race.agg_0.default``,
@@ -16,7 +16,7 @@ import sys
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from sql_ext import attach, session  # noqa: E402
+from spark_savepoint import attach, session  # noqa: E402
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sql_ext import attach
+from spark_savepoint import attach
 
 
 def test_listing_and_describe_launch_no_job(spark, checkpoints) -> None:

@@ -1,7 +1,7 @@
 """A write killed at any point of its commit protocol leaves a checkpoint that the catalog
 reads and the streaming query restarts from, with the whole edit or none of it.
 
-Each case builds the ``agg`` query in its own folder and lets ``tests/crash_write.py``, a Spark
+Each case builds the ``agg`` query in its own folder and lets ``support/crash_write.py``, a Spark
 driver of its own, upsert into its checkpoint (alice's counters set to 100/1000, so that a
 leaked edit would show in the restarted query's output) until its JVM halts at one crash point
 (``Runtime.halt``: as abrupt as ``kill -9``; no finally block, no shutdown hook runs). With N
@@ -23,23 +23,21 @@ the write first completes batch b without the edit) and the restarted query cont
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from sql_ext import attach
-from tests.checkpoint_files import last_batch
-from tests.streaming_queries import StreamingQuery, build, restart_rows
+from spark_savepoint import attach
+from tests.support import start_program
+from tests.support.checkpoint_files import last_batch
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
 CATALOG = "crashed"
 TABLE = f"{CATALOG}.agg_0.default"
 KEYS = 2_000
@@ -73,7 +71,7 @@ def claims(checkpoint: Path, batch: int) -> list[Path]:
 
 @dataclass
 class Writer:
-    """A started ``tests/crash_write.py``: its process and the file its stderr goes to."""
+    """A started ``tests/support/crash_write.py``: its process and the file its stderr goes to."""
 
     process: subprocess.Popen
     log: Path
@@ -82,10 +80,7 @@ class Writer:
     def start(cls, workdir: Path) -> Writer:
         log = workdir / f"writer-{len(list(workdir.glob('writer-*.log')))}.log"
         with log.open("w") as stderr:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "tests.crash_write", str(KEYS)],
-                cwd=workdir, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+            process = start_program("crash_write", str(KEYS), cwd=workdir, stderr=stderr)
         return cls(process, log)
 
     def halt_at(self, checkpoint: Path, point: str) -> None:

@@ -14,12 +14,11 @@ from pathlib import Path
 import pytest
 from pyspark.errors import AnalysisException
 
-from catalog.errors import SavepointError
-from catalog.jar import CATALOG_CLASS
-from sql_ext import attach, create_savepoint
-from tests.checkpoint_files import last_batch, snapshot
-from tests.streaming_queries import StreamingQuery, restart_rows
-from tests.test_write import NAMESPACE, restart
+from spark_savepoint import attach, create_savepoint
+from spark_savepoint.catalog.bridge import CATALOG_CLASS
+from spark_savepoint.catalog.errors import SavepointError
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.streaming_queries import UIDS, StreamingQuery
 
 CATALOG = "boot"
 
@@ -58,15 +57,15 @@ BOOTSTRAP = {
 def test_bootstrapped_empty_savepoint_starts_the_query(spark, checkpoints, tmp_path: Path,
                                                         kind: str, provider: str) -> None:
     query = empty_like(spark, checkpoints, tmp_path, kind, provider)
-    table = f"{CATALOG}.{NAMESPACE[kind]}.default"
+    table = f"{CATALOG}.{UIDS[kind]}.default"
     assert last_batch(query.checkpoint) == 0
     assert spark.table(table).count() == 0
     attach(spark, str(checkpoints[(kind, provider)].checkpoint), "template")
-    assert spark.table(table).schema == spark.table(f"template.{NAMESPACE[kind]}.default").schema
+    assert spark.table(table).schema == spark.table(f"template.{UIDS[kind]}.default").schema
     statement, expected = BOOTSTRAP[(kind, provider)]
     spark.sql(statement.format(t=table))
     assert last_batch(query.checkpoint) == 1
-    output = restart(spark, query)
+    output = query.restart(spark)
     if kind == "dedup":
         # event 6 was bootstrapped as seen; event 3 is new here: the template's state is not copied
         assert sorted(r["event_id"] for r in output) == expected
@@ -86,8 +85,7 @@ def test_transform_with_state_bootstrap(spark, checkpoints, tmp_path: Path) -> N
     spark.sql(f"INSERT INTO {CATALOG}.tws_0.history VALUES ('alice', 10)")
     assert sorted(tuple(r)[:-1] for r in spark.table(f"{CATALOG}.tws_0.count").collect()) == [
         ("alice", 100), ("zed", 7)]
-    query.add_input(restart_rows("tws"))
-    assert {r["user"]: r["count"] for r in query.run(spark)} == {"alice": 102, "dave": 1}
+    assert {r["user"]: r["count"] for r in query.restart(spark)} == {"alice": 102, "dave": 1}
 
 
 def test_empty_savepoint_holds_no_template_state(spark, checkpoints, tmp_path: Path) -> None:

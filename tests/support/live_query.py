@@ -1,8 +1,8 @@
 """The ``agg`` query running with a processing-time trigger, in its own Spark driver.
 
-    python -m tests.live_query <root>
+    python -m tests.support.live_query <root>
 
-Builds the ``agg`` query in ``<root>`` (``tests.streaming_queries.build``), then starts it again
+Builds the ``agg`` query in ``<root>`` (``streaming_queries.build``), then starts it again
 with ``processingTime='1 second'`` while a feeder thread adds one input file (a new user) about
 every half second, so that it commits a batch at every trigger. Prints ``running`` once three
 batches of this run have input, then waits for a line on stdin, stops feeding, lets the query
@@ -18,8 +18,8 @@ from pathlib import Path
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from sql_ext import session  # noqa: E402
-from tests.streaming_queries import build  # noqa: E402
+from spark_savepoint import session  # noqa: E402
+from tests.support.streaming_queries import build  # noqa: E402
 
 TRIGGER = "1 second"
 

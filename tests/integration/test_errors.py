@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pyspark.errors import PySparkException
 
-from catalog.errors import CheckpointNotFound, NoSuchState, SavepointError
-from sql_ext import attach, savepoint_error, savepoint_errors
+from spark_savepoint import attach, savepoint_error, savepoint_errors
+from spark_savepoint.catalog.errors import CheckpointNotFound, NoSuchState, SavepointError
 
 
 @pytest.fixture()

@@ -1,6 +1,6 @@
 """An upsert into a checkpoint, in its own Spark driver, that halts its JVM at a crash point.
 
-    python -m tests.crash_write <keys>
+    python -m tests.support.crash_write <keys>
 
 Starts a session with the spark-savepoint jar, warms it up and prints ``ready``; then reads one
 line ``<checkpoint> <point> <statement>`` from stdin, asks the JVM to halt at ``point`` (a
@@ -23,11 +23,11 @@ import sys
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from sql_ext import attach, session  # noqa: E402
+from spark_savepoint import attach, session  # noqa: E402
+from spark_savepoint.catalog import bridge  # noqa: E402
 
 CATALOG = "crash"
 TABLE = f"{CATALOG}.agg_0.default"
-HALT_PROPERTY = "dev.sparksavepoint.haltAt"
 
 
 def statement(kind: str, keys: int) -> str:
@@ -50,7 +50,7 @@ def main(keys: int) -> None:
     spark.range(1000).selectExpr("concat('k', id) AS user").repartition(4, "user").count()
     print("ready", flush=True)
     checkpoint, point, kind = sys.stdin.readline().split()
-    spark._jvm.java.lang.System.setProperty(HALT_PROPERTY, point)  # type: ignore[attr-defined]
+    bridge.arm_crash_point(spark, point)
     attach(spark, checkpoint, CATALOG)
     try:
         spark.sql(statement(kind, keys))

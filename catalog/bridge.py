@@ -1,0 +1,160 @@
+"""The one module that talks to the JVM: every py4j call of spark-savepoint goes through here.
+
+It names the JVM classes Spark loads by configuration (the catalog, the SQL extensions, the
+query listener, the read-only guard), checks the jar is on a session's classpath, calls the
+JVM actions, and turns the ``SAVEPOINT_*`` errors they raise into
+:class:`~spark_savepoint.catalog.errors.SavepointError` subclasses. Everything else in Python
+works with plain values and this module's functions.
+
+>>> CATALOG_CLASS
+'dev.sparksavepoint.SavepointCatalog'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from spark_savepoint.catalog.errors import JvmPieceMissing, savepoint_errors
+from spark_savepoint.catalog.jar import jar_path
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
+EXTENSIONS_CLASS = "dev.sparksavepoint.SavepointExtensions"
+QUERY_LISTENER_CLASS = "dev.sparksavepoint.QueryRuns"
+READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
+LOGGER = "dev.sparksavepoint"
+EDITS_LOGGER = "dev.sparksavepoint.edits"
+CRASH_POINT_PROPERTY = "dev.sparksavepoint.haltAt"
+
+
+def _jvm(spark: SparkSession) -> Any:
+    return spark._jvm  # type: ignore[attr-defined]
+
+
+def _jsession(spark: SparkSession) -> Any:
+    return spark._jsparkSession  # type: ignore[attr-defined]
+
+
+def _ours(spark: SparkSession) -> Any:
+    """The JVM package of our classes."""
+    return _jvm(spark).dev.sparksavepoint
+
+
+def require_jar(spark: SparkSession) -> None:
+    """Fail in one line when ``spark`` was started without the spark-savepoint jar."""
+    jvm = _jvm(spark)
+    try:
+        loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+        jvm.java.lang.Class.forName(CATALOG_CLASS, True, loader)
+    except Exception as error:
+        raise JvmPieceMissing(
+            "this SparkSession was started without the spark-savepoint jar. Create it with "
+            "spark_savepoint.session(...), or start Spark with the settings printed by "
+            f"`spark-savepoint conf <path>` (--driver-class-path {jar_path()})."
+        ) from error
+
+
+def checkpoint_exists(spark: SparkSession, path: str) -> bool:
+    """Whether a checkpoint (or savepoint) folder exists at ``path`` (any Hadoop file system)."""
+    with savepoint_errors():
+        conf = _jsession(spark).sessionState().newHadoopConf()
+        return bool(_ours(spark).Checkpoint.exists(str(path), conf))
+
+
+def check_checkpoint(spark: SparkSession, path: str) -> None:
+    """Raise the catalog's own error when ``path`` is not a readable checkpoint."""
+    with savepoint_errors():
+        _ours(spark).Checkpoint.open(str(path), _jsession(spark).sessionState().newHadoopConf())
+
+
+def create_empty_savepoint(spark: SparkSession, target: str, like: str) -> str:
+    """Create the empty savepoint ``target`` shaped like checkpoint ``like``; one-line summary."""
+    with savepoint_errors():
+        return str(_ours(spark).EmptySavepoint.create(_jsession(spark), str(target), str(like)))
+
+
+def last_edit(spark: SparkSession) -> dict[str, Any] | None:
+    """This driver's last edit as plain values (``batch_id`` None when it committed nothing)."""
+    report = _ours(spark).EditReport.last()
+    if report is None:
+        return None
+    batch = int(report.batchId())
+    return {
+        "checkpoint": str(report.checkpoint()),
+        "table": str(report.table()),
+        "batch_id": batch if batch >= 0 else None,
+        "written": int(report.written()),
+        "removed": int(report.removed()),
+        "summary": str(report.describe()),
+    }
+
+
+def recover(spark: SparkSession, path: str, force: bool) -> str:
+    """Complete an interrupted edit's batch in ``path``; one line saying what it did."""
+    with savepoint_errors():
+        return str(_ours(spark).InterruptedEdit.recover(_jsession(spark), str(path), bool(force)))
+
+
+def exempt_from_read_only(spark: SparkSession) -> None:
+    """Let ``spark`` (one session of an application) write despite ``spark.savepoint.readOnly``."""
+    _ours(spark).ReadOnlyGuard.exempt(_jsession(spark))
+
+
+def view_text(spark: SparkSession, database: str, name: str) -> str | None:
+    """The stored SQL of view ``spark_catalog.<database>.<name>``, None when there is none."""
+    jvm = _jvm(spark)
+    ident = jvm.org.apache.spark.sql.catalyst.TableIdentifier(
+        name, jvm.scala.Some(database), jvm.scala.Some("spark_catalog")
+    )
+    try:
+        text = _jsession(spark).sessionState().catalog().getTableMetadata(ident).viewText()
+    except Exception:
+        return None
+    return str(text.get()) if text.isDefined() else None
+
+
+def start_thrift_server(spark: SparkSession) -> Callable[[], None]:
+    """Start HiveServer2 inside ``spark``'s driver (settings already on the session); returns
+    the function that stops it."""
+    server_class = _jvm(spark).org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
+    server = server_class.startWithContext(_jsession(spark).sqlContext())
+    return server.stop  # type: ignore[no-any-return]
+
+
+def jdbc_round_trip(spark: SparkSession, url: str) -> None:
+    """Open a JDBC connection to ``url`` from the driver and list its schemas."""
+    jvm = _jvm(spark)
+    jvm.java.lang.Class.forName("org.apache.hive.jdbc.HiveDriver")
+    connection = jvm.java.sql.DriverManager.getConnection(url)
+    try:
+        connection.getMetaData().getSchemas().close()
+    finally:
+        connection.close()
+
+
+def arm_crash_point(spark: SparkSession, point: str) -> None:
+    """Make the driver halt (as abruptly as ``kill -9``) when an edit reaches ``point``: for
+    crash tests only (points: claimed, planned, state, state-committed, committed,
+    rolled-back-state)."""
+    _jvm(spark).java.lang.System.setProperty(CRASH_POINT_PROPERTY, point)
+
+
+def driver_process(spark: SparkSession) -> tuple[str, int]:
+    """``(host name, pid)`` of the driver JVM, as an edit's claim records them."""
+    jvm = _jvm(spark)
+    return (str(jvm.java.net.InetAddress.getLocalHost().getHostName()),
+            int(jvm.java.lang.ProcessHandle.current().pid()))  # fmt: skip
+
+
+def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -> None:
+    """Spark's own ``StateRewriter`` copying every store from ``batch`` to ``batch + 1``
+    (Spark 4.1+): the baseline the write benchmark compares an edit against."""
+    jvm, jspark = _jvm(spark), _jsession(spark)
+    none = jvm.scala.Option.empty()
+    rewriter = jvm.org.apache.spark.sql.execution.streaming.state.StateRewriter(
+        jspark, batch, batch + 1, checkpoint, jspark.sessionState().newHadoopConf(),
+        none, none, none)  # fmt: skip
+    rewriter.run()

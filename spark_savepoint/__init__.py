@@ -1,0 +1,42 @@
+"""spark-savepoint: a streaming query's checkpoints and savepoints as SQL tables.
+
+One import root; the repository's folders install as its sub-packages:
+``spark_savepoint.catalog`` (the JVM catalog's jar, errors and the one bridge to the JVM),
+``spark_savepoint.sql_ext`` (sessions, edits, CLI, Thrift server) and ``spark_savepoint.udfs``
+(bootstrap table functions). Example::
+
+    from spark_savepoint import session
+    spark = session("/tmp/ckpt")
+    spark.sql("SELECT * FROM savepoint.agg_0.default").show()
+"""
+
+from pkgutil import extend_path
+
+# From a source checkout, ``./spark_savepoint`` shadows the installed package: find the
+# sub-packages (mapped from ../catalog, ../sql_ext, ../udfs) where pip installed them.
+__path__ = extend_path(__path__, __name__)
+
+from spark_savepoint.catalog.errors import (  # noqa: E402
+    SavepointError,
+    savepoint_error,
+    savepoint_errors,
+)
+from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
+from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
+from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402
+from spark_savepoint.udfs import group_state_bootstrap  # noqa: E402
+
+__all__ = [
+    "EditReport",
+    "SavepointError",
+    "attach",
+    "catalog_conf",
+    "create_savepoint",
+    "group_state_bootstrap",
+    "last_edit",
+    "recover",
+    "savepoint_error",
+    "savepoint_errors",
+    "session",
+    "spark_conf",
+]

@@ -1,0 +1,35 @@
+"""The examples in the product's docstrings run (``>>>`` lines), module by module."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pkgutil
+
+import pytest
+
+SUBPACKAGES = ("spark_savepoint.catalog", "spark_savepoint.sql_ext", "spark_savepoint.udfs")
+
+
+def _modules() -> list[str]:
+    """Every module of the package (sub-packages live in their own folders: walk each)."""
+    names = ["spark_savepoint", *SUBPACKAGES]
+    for package in map(importlib.import_module, SUBPACKAGES):
+        names += [
+            info.name for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+        ]
+    return sorted(names)
+
+
+MODULES = _modules()
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+
+
+def test_the_modules_with_examples_are_found() -> None:
+    assert {"spark_savepoint.catalog.errors", "spark_savepoint.sql_ext.views"} <= set(MODULES)
