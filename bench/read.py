@@ -34,9 +34,7 @@ def main() -> None:
         attach(spark, str(checkpoint), "bench")
 
         def raw(ckpt: str = str(checkpoint)) -> None:
-            spark.read.format("statestore").load(ckpt).write.format("noop").mode(
-                "overwrite"
-            ).save()
+            spark.read.format("statestore").load(ckpt).write.format("noop").mode("overwrite").save()
 
         def raw_flat(ckpt: str = str(checkpoint)) -> None:
             spark.read.format("statestore").load(ckpt).select(

@@ -65,8 +65,12 @@ def main() -> None:
     checkpoint = Path(args.dir) / f"agg-hdfs-{args.keys}" / "checkpoint"
     state_dir = tempfile.mkdtemp(prefix="spark-savepoint-bench-")
     catalogs = {"savepoint": str(checkpoint)}
-    spark = create_session(catalogs, state_dir=state_dir, master="local[2]", conf={
-        "spark.sql.shuffle.partitions": "4", "spark.ui.showConsoleProgress": "false"})
+    spark = create_session(
+        catalogs,
+        state_dir=state_dir,
+        master="local[2]",
+        conf={"spark.sql.shuffle.partitions": "4", "spark.ui.showConsoleProgress": "false"},
+    )
     spark.sparkContext.setLogLevel("ERROR")
     builder = spark.newSession()  # writes the checkpoint: exempt from the read-only guard
     bridge.exempt_from_read_only(builder)
@@ -77,12 +81,15 @@ def main() -> None:
     calls = {
         "GetSchemas": lambda: _metadata(cursor, ttypes.TGetSchemasReq()),
         "GetTables": lambda: _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint")),
-        "GetColumns": lambda: _metadata(cursor, ttypes.TGetColumnsReq(
-            schemaName="savepoint", tableName="agg_0_default")),
+        "GetColumns": lambda: _metadata(
+            cursor, ttypes.TGetColumnsReq(schemaName="savepoint", tableName="agg_0_default")
+        ),
         "SELECT * FROM savepoint.metadata": lambda: _query(
-            cursor, "SELECT * FROM savepoint.metadata"),
+            cursor, "SELECT * FROM savepoint.metadata"
+        ),
         "SELECT * FROM agg_0_default WHERE key = 7": lambda: _query(
-            cursor, "SELECT * FROM agg_0_default WHERE key = 7"),
+            cursor, "SELECT * FROM agg_0_default WHERE key = 7"
+        ),
     }
     medians = {}
     try:
@@ -97,8 +104,10 @@ def main() -> None:
         shutil.rmtree(state_dir, ignore_errors=True)
     slowest = max(medians, key=medians.get)
     verdict = "met" if medians[slowest] < GOAL_SECONDS else "NOT met"
-    print(f"goal: each under {GOAL_SECONDS * 1000:.0f} ms warm -> {verdict} "
-          f"(slowest: {slowest}, {medians[slowest] * 1000:.1f} ms)")
+    print(
+        f"goal: each under {GOAL_SECONDS * 1000:.0f} ms warm -> {verdict} "
+        f"(slowest: {slowest}, {medians[slowest] * 1000:.1f} ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -86,8 +86,12 @@ class Provider:
         self.spark, self.name, self.keys = spark, name, keys
         self.base = build_keyed_state(spark, root, name, keys)
         self.scratch = root / f"write-{name}-{keys}"
-        self.seconds: dict[str, list[float]] = {"overwrite": [], "rewriter": [], "rebuild": [],
-                                                "upsert": []}
+        self.seconds: dict[str, list[float]] = {
+            "overwrite": [],
+            "rewriter": [],
+            "rebuild": [],
+            "upsert": [],
+        }
         self.upsert_bytes = self.upsert_files = self.upsert_state_bytes = 0
         self.state_bytes = sum(sizes(self.base / "state").values())
 
@@ -115,8 +119,13 @@ class Provider:
     def run_rebuild(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
         built: list[Path] = []
-        self.seconds["rebuild"].append(timed(lambda: built.append(
-            build_keyed_state(self.spark, self.scratch / "rebuild", self.name, self.keys))))
+        self.seconds["rebuild"].append(
+            timed(
+                lambda: built.append(
+                    build_keyed_state(self.spark, self.scratch / "rebuild", self.name, self.keys)
+                )
+            )
+        )
         check_rows(self.spark, built[0], self.keys, "rebuild")
 
     def run_upsert(self) -> None:
@@ -134,11 +143,15 @@ class Provider:
         print(f"{self.name:8s} INSERT OVERWRITE {k} keys: {self.median('overwrite'):.2f} s")
         if self.seconds["rewriter"]:
             print(f"{self.name:8s} Spark StateRewriter {k} keys: {self.median('rewriter'):.2f} s")
-        print(f"{self.name:8s} rebuild by the streaming query over {k} rows: "
-              f"{self.median('rebuild'):.2f} s")
-        print(f"{self.name:8s} INSERT INTO 10 keys: {self.median('upsert'):.2f} s, "
-              f"{self.upsert_files} new files, {self.upsert_bytes} bytes "
-              f"({self.upsert_state_bytes} in state/; the state is {self.state_bytes} bytes)")
+        print(
+            f"{self.name:8s} rebuild by the streaming query over {k} rows: "
+            f"{self.median('rebuild'):.2f} s"
+        )
+        print(
+            f"{self.name:8s} INSERT INTO 10 keys: {self.median('upsert'):.2f} s, "
+            f"{self.upsert_files} new files, {self.upsert_bytes} bytes "
+            f"({self.upsert_state_bytes} in state/; the state is {self.state_bytes} bytes)"
+        )
 
 
 def main() -> None:
@@ -165,19 +178,29 @@ def main() -> None:
     spark.stop()
 
     rewrite = [p for p in providers if p.seconds["rewriter"]]
-    print("ratio overwrite/StateRewriter: "
-          + ", ".join(f"{p.name} {p.median('overwrite') / p.median('rewriter'):.2f}"
-                      for p in rewrite) + " (goal <= 1.2)")
-    print("ratio rebuild/overwrite: "
-          + ", ".join(f"{p.name} {p.median('rebuild') / p.median('overwrite'):.2f}"
-                      for p in providers) + " (goal >= 5)")
-    print("upsert of 10 keys: "
-          + ", ".join(f"{p.name} {p.median('upsert'):.2f} s" for p in providers)
-          + " (goal: a few seconds)")
-    print("ratio upsert bytes/state bytes: "
-          + ", ".join(f"{p.name} {p.upsert_bytes / p.state_bytes:.5f}" for p in providers)
-          + " (goal: proportional to the change, 10 of "
-          + f"{args.keys} keys = {10 / args.keys:.5f})")
+    print(
+        "ratio overwrite/StateRewriter: "
+        + ", ".join(f"{p.name} {p.median('overwrite') / p.median('rewriter'):.2f}" for p in rewrite)
+        + " (goal <= 1.2)"
+    )
+    print(
+        "ratio rebuild/overwrite: "
+        + ", ".join(
+            f"{p.name} {p.median('rebuild') / p.median('overwrite'):.2f}" for p in providers
+        )
+        + " (goal >= 5)"
+    )
+    print(
+        "upsert of 10 keys: "
+        + ", ".join(f"{p.name} {p.median('upsert'):.2f} s" for p in providers)
+        + " (goal: a few seconds)"
+    )
+    print(
+        "ratio upsert bytes/state bytes: "
+        + ", ".join(f"{p.name} {p.upsert_bytes / p.state_bytes:.5f}" for p in providers)
+        + " (goal: proportional to the change, 10 of "
+        + f"{args.keys} keys = {10 / args.keys:.5f})"
+    )
 
 
 if __name__ == "__main__":

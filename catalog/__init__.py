@@ -3,4 +3,3 @@ that talks to the JVM (:mod:`spark_savepoint.catalog.bridge`)."""
 
 if __name__ != "spark_savepoint.catalog":  # e.g. ``import catalog`` from a source checkout
     raise ImportError(f"{__name__} is not a package of its own: import spark_savepoint.catalog")
-

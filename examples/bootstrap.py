@@ -32,9 +32,7 @@ def main(root: Path) -> None:
     attach(spark, str(checkpoint))
 
     history = ["spark"] * 40 + ["state"] * 7 + ["kafka"] * 3  # e.g. last quarter's events
-    spark.createDataFrame([(w,) for w in history], "word STRING").createOrReplaceTempView(
-        "history"
-    )
+    spark.createDataFrame([(w,) for w in history], "word STRING").createOrReplaceTempView("history")
     # state = aggregation buffers (count, sum) of history and of what the query already saw
     spark.sql("""
         INSERT OVERWRITE savepoint.agg_0.default

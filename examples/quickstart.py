@@ -29,8 +29,11 @@ def main(root: Path) -> None:
     show(spark, "DESCRIBE savepoint.agg_0.default")
     show(spark, "SELECT * FROM savepoint.agg_0.default ORDER BY word")
     show(spark, "SELECT * FROM savepoint.agg_0.default VERSION AS OF 0 ORDER BY word")
-    show(spark, "SELECT uid, state, state_kind, key_schema, value_schema, provider, "
-                "max_batch_id FROM savepoint.metadata")
+    show(
+        spark,
+        "SELECT uid, state, state_kind, key_schema, value_schema, provider, "
+        "max_batch_id FROM savepoint.metadata",
+    )
     show(spark, f"SELECT word, count FROM savepoint_state('{checkpoint}', 'agg_0', 'default')")
     print(f"checkpoint: {checkpoint}")
     spark.stop()

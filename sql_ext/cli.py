@@ -77,7 +77,11 @@ def check_local(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> None:
 
 
 def spark_sql_command(
-    paths: Sequence[str], catalog: str, extra: Sequence[str], *, scratch_dir: Path,
+    paths: Sequence[str],
+    catalog: str,
+    extra: Sequence[str],
+    *,
+    scratch_dir: Path,
     verbose: bool = False,
 ) -> list[str]:
     """The spark-sql command line (from the installed pyspark) with the catalogs attached,
@@ -183,12 +187,16 @@ def _recover(args: argparse.Namespace) -> int:
 
 def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     recover = sub.add_parser(
-        "recover", parents=[common],
-        help="complete the batch an interrupted edit left uncommitted, without the edit")
+        "recover",
+        parents=[common],
+        help="complete the batch an interrupted edit left uncommitted, without the edit",
+    )
     recover.add_argument("path", metavar="PATH", help="checkpoint folder")
-    recover.add_argument("--force", action="store_true",
-                         help="also when the interrupted writer ran on another host"
-                         " (you know it has stopped)")
+    recover.add_argument(
+        "--force",
+        action="store_true",
+        help="also when the interrupted writer ran on another host (you know it has stopped)",
+    )
     recover.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     recover.set_defaults(run=_recover)
 
@@ -221,13 +229,26 @@ def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.Argument
     thrift.add_argument("--catalog", default=DEFAULT_CATALOG, help="database name (%(default)s)")
     thrift.add_argument("--port", type=int, default=10000, help="port (%(default)s)")
     thrift.add_argument("--bind", default="127.0.0.1", help="address to listen on (%(default)s)")
-    thrift.add_argument("--allow-writes", action="store_true",
-                        help="let JDBC clients write and run DDL (default: read-only)")
+    thrift.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let JDBC clients write and run DDL (default: read-only)",
+    )
     thrift.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
-    thrift.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="Spark setting (repeatable)")
-    thrift.add_argument("--hiveconf", action="append", default=[], metavar="KEY=VALUE",
-                        help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP")
+    thrift.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Spark setting (repeatable)",
+    )
+    thrift.add_argument(
+        "--hiveconf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP",
+    )
     thrift.set_defaults(run=_thriftserver)
 
 
@@ -240,11 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("-v", "--verbose", action="store_true",
-                        help="Spark's default logs and full error traces")
+    common.add_argument(
+        "-v", "--verbose", action="store_true", help="Spark's default logs and full error traces"
+    )
 
-    sql = sub.add_parser("sql", parents=[common],
-                         help="spark-sql with checkpoints attached as catalogs")
+    sql = sub.add_parser(
+        "sql", parents=[common], help="spark-sql with checkpoints attached as catalogs"
+    )
     sql.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
     sql.add_argument("-e", "--execute", help="run this SQL and exit")
     sql.add_argument("-f", "--file", help="run the SQL in this file and exit")
@@ -255,12 +278,15 @@ def build_parser() -> argparse.ArgumentParser:
         "views, the catalog then named NAME_catalog",
     )  # fmt: skip
     sql.add_argument(
-        "--force", action="store_true",
-        help="write even when the checkpoint's query looks alive (you know it has stopped)")
+        "--force",
+        action="store_true",
+        help="write even when the checkpoint's query looks alive (you know it has stopped)",
+    )
     sql.set_defaults(run=_sql)
 
-    conf = sub.add_parser("conf", parents=[common],
-                          help="print the settings for spark-submit / spark-defaults")
+    conf = sub.add_parser(
+        "conf", parents=[common], help="print the settings for spark-submit / spark-defaults"
+    )
     conf.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
     conf.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
     conf.add_argument(
@@ -270,11 +296,17 @@ def build_parser() -> argparse.ArgumentParser:
     conf.set_defaults(run=_conf)
 
     create = sub.add_parser(
-        "create", parents=[common],
-        help="create an empty savepoint shaped like a checkpoint, to bootstrap with INSERT")
+        "create",
+        parents=[common],
+        help="create an empty savepoint shaped like a checkpoint, to bootstrap with INSERT",
+    )
     create.add_argument("target", help="new folder (must not exist or be empty)")
-    create.add_argument("--like", required=True, metavar="CHECKPOINT",
-                        help="checkpoint of the same query: operators, schemas, source positions")
+    create.add_argument(
+        "--like",
+        required=True,
+        metavar="CHECKPOINT",
+        help="checkpoint of the same query: operators, schemas, source positions",
+    )
     create.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     create.set_defaults(run=_create)
 

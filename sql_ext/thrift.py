@@ -221,8 +221,10 @@ def serve(
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    java = [f"-Dderby.stream.error.file={Path(state_dir) / 'derby.log'}",
-            *log_options(Path(state_dir), verbose=verbose)]
+    java = [
+        f"-Dderby.stream.error.file={Path(state_dir) / 'derby.log'}",
+        *log_options(Path(state_dir), verbose=verbose),
+    ]
     quiet = {"spark.driver.extraJavaOptions": " ".join(java),
              "spark.ui.showConsoleProgress": str(verbose).lower()}  # fmt: skip
     spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,

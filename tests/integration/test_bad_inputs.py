@@ -89,6 +89,7 @@ class Case:
 A, AR, D, J, T = "agg-hdfs", "agg-rocksdb", "dedup-hdfs", "join-hdfs", "tws-rocksdb"
 ROW = "('zed', 1L, 1L)"
 
+# fmt: off
 CASES = [
     # names: operators, states, batches, versions
     Case("unknown_uid", A, "SELECT * FROM {c}.dedup_7.default", "SAVEPOINT_NO_SUCH_OPERATOR",
@@ -283,12 +284,17 @@ CASES = [
     Case("cli_thriftserver_port_in_use", A, "cli: thriftserver {ckpt} --port {busy_port}",
          "SAVEPOINT_PORT_IN_USE", r"Port \d+ on 127\.0\.0\.1 is already in use.*--port"),
 ]
+# fmt: on
 
 
 def digest(folder: Path) -> dict[str, str]:
     """sha256 of every file under ``folder`` (and the folders, by name)."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        if p.is_file()
+        else "dir"
+        for p in sorted(folder.rglob("*"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -345,8 +351,15 @@ def _refusal(spark, action: str, capsys):
         return error
     try:
         if kind == "py":
-            eval(rest, {"spark": spark, "attach": attach, "session": session,  # noqa: S307
-                        "create_savepoint": create_savepoint})
+            eval(
+                rest,
+                {
+                    "spark": spark,
+                    "attach": attach,
+                    "session": session,  # noqa: S307
+                    "create_savepoint": create_savepoint,
+                },
+            )
         else:
             spark.sql(action).collect()
     except PySparkException as raised:  # what spark.sql raises: the condition is ours
@@ -360,4 +373,3 @@ def _refusal(spark, action: str, capsys):
         assert error is raised, type(raised)
         return error
     pytest.fail(f"not refused: {action}")
-

@@ -13,8 +13,12 @@ def test_bootstrap_from_history_equals_streaming_state(spark, checkpoints) -> No
     query = checkpoints[("pandas_state", "hdfs")]
     history = spark.read.schema(EVENTS_SCHEMA).json(str(query.input_dir))
     history.createOrReplaceTempView("history")
-    spark.udtf.register("bootstrap_counts", group_state_bootstrap(
-        count_and_sum, key=["user"], state_schema="cnt long, total long", order_by=["ts"]))
+    spark.udtf.register(
+        "bootstrap_counts",
+        group_state_bootstrap(
+            count_and_sum, key=["user"], state_schema="cnt long, total long", order_by=["ts"]
+        ),
+    )
 
     computed = spark.sql("SELECT * FROM bootstrap_counts(TABLE(history)) ORDER BY user")
     assert computed.columns == ["user", "cnt", "total"]
@@ -25,8 +29,10 @@ def test_bootstrap_from_history_equals_streaming_state(spark, checkpoints) -> No
 
 
 def test_bootstrap_names_missing_key_columns(spark) -> None:
-    spark.udtf.register("bootstrap_bad", group_state_bootstrap(
-        count_and_sum, key=["customer"], state_schema="cnt long, total long"))
+    spark.udtf.register(
+        "bootstrap_bad",
+        group_state_bootstrap(count_and_sum, key=["customer"], state_schema="cnt long, total long"),
+    )
     spark.range(3).createOrReplaceTempView("numbers")
     with pytest.raises(Exception, match=r"SAVEPOINT_BOOTSTRAP_COLUMNS.*customer.*\['id'\]"):
         spark.sql("SELECT * FROM bootstrap_bad(TABLE(numbers))").collect()

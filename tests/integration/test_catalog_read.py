@@ -47,8 +47,11 @@ def test_every_state_reads_like_spark(spark, checkpoints, kind: str, provider: s
         ours = spark.table(f"sp.{uid}.{table}")
         raw = spark.read.format("statestore").options(**raw_options(kind, table)).load(ckpt)
         assert "partition_id" in ours.columns
-        nested = [f.name for f in ours.schema.fields if f.name in ("key", "value")
-                  and isinstance(f.dataType, StructType)]
+        nested = [
+            f.name
+            for f in ours.schema.fields
+            if f.name in ("key", "value") and isinstance(f.dataType, StructType)
+        ]
         assert not nested, f"{uid}.{table} still has nested {nested}"
         expected = leaf_rows(raw)
         assert leaf_rows(ours) == expected, f"{kind}/{provider} {uid}.{table}"
@@ -72,8 +75,10 @@ def test_metadata_lists_every_state(spark, checkpoints, kind: str, provider: str
 
 def test_describe_and_read_table(spark, checkpoints) -> None:
     attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "sp")
-    described = {r.col_name: (r.data_type, r.comment) for r in
-                 spark.sql("DESCRIBE sp.agg_0.default").collect()}
+    described = {
+        r.col_name: (r.data_type, r.comment)
+        for r in spark.sql("DESCRIBE sp.agg_0.default").collect()
+    }
     assert described["window"] == ("struct<start:timestamp,end:timestamp>", "state key field")
     assert described["user"] == ("string", "state key field")
     assert described["count"] == ("bigint", "state value field")

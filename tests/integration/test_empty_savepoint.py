@@ -26,8 +26,9 @@ CATALOG = "boot"
 def empty_like(spark, checkpoints, tmp_path: Path, kind: str, provider: str) -> StreamingQuery:
     """An empty savepoint of ``kind`` in tmp_path, attached as ``boot``."""
     query = StreamingQuery(kind, provider, tmp_path / f"new-{kind}-{provider}")
-    summary = create_savepoint(spark, str(query.checkpoint),
-                               like=str(checkpoints[(kind, provider)].checkpoint))
+    summary = create_savepoint(
+        spark, str(query.checkpoint), like=str(checkpoints[(kind, provider)].checkpoint)
+    )
     assert "committed batch 0 holds empty state" in summary
     attach(spark, str(query.checkpoint), CATALOG)
     return query
@@ -35,27 +36,34 @@ def empty_like(spark, checkpoints, tmp_path: Path, kind: str, provider: str) -> 
 
 def state_files(folder: Path) -> list[str]:
     """Store data files (deltas, snapshots, changelogs, zips) under ``folder``/state."""
-    return sorted(str(p.relative_to(folder)) for p in (folder / "state").rglob("*")
-                  if p.is_file() and p.suffix in {".delta", ".snapshot", ".changelog", ".zip"})
+    return sorted(
+        str(p.relative_to(folder))
+        for p in (folder / "state").rglob("*")
+        if p.is_file() and p.suffix in {".delta", ".snapshot", ".changelog", ".zip"}
+    )
 
 
 BOOTSTRAP = {
-    ("agg", "hdfs"): ("INSERT INTO {t} VALUES ('alice', 100, 1000)",
-                      [{"user": "alice", "cnt": 102, "total": 1008},
-                       {"user": "dave", "cnt": 1, "total": 8}]),
-    ("agg", "rocksdb"): ("INSERT OVERWRITE {t} SELECT 'alice', 100L, 1000L",
-                         [{"user": "alice", "cnt": 102, "total": 1008},
-                          {"user": "dave", "cnt": 1, "total": 8}]),
-    ("pandas_state", "hdfs"): ("INSERT INTO {t} SELECT 'alice' AS user, 100 AS cnt, 1000L AS total",
-                               [{"user": "alice", "cnt": 102, "total": 1008},
-                                {"user": "dave", "cnt": 1, "total": 8}]),
+    ("agg", "hdfs"): (
+        "INSERT INTO {t} VALUES ('alice', 100, 1000)",
+        [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
+    ("agg", "rocksdb"): (
+        "INSERT OVERWRITE {t} SELECT 'alice', 100L, 1000L",
+        [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
+    ("pandas_state", "hdfs"): (
+        "INSERT INTO {t} SELECT 'alice' AS user, 100 AS cnt, 1000L AS total",
+        [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
     ("dedup", "rocksdb"): ("INSERT INTO {t} VALUES (CAST(6 AS BIGINT))", [3, 5]),
 }
 
 
 @pytest.mark.parametrize(("kind", "provider"), list(BOOTSTRAP))
-def test_bootstrapped_empty_savepoint_starts_the_query(spark, checkpoints, tmp_path: Path,
-                                                        kind: str, provider: str) -> None:
+def test_bootstrapped_empty_savepoint_starts_the_query(
+    spark, checkpoints, tmp_path: Path, kind: str, provider: str
+) -> None:
     query = empty_like(spark, checkpoints, tmp_path, kind, provider)
     table = f"{CATALOG}.{UIDS[kind]}.default"
     assert last_batch(query.checkpoint) == 0
@@ -77,14 +85,17 @@ def test_transform_with_state_bootstrap(spark, checkpoints, tmp_path: Path) -> N
     query = empty_like(spark, checkpoints, tmp_path, "tws", "rocksdb")
     metadata = (query.checkpoint / "state" / "0" / "_metadata" / "v2" / "0").read_text()
     schema_files = re.findall(r'"stateSchemaFilePaths":\["([^"]+)"', metadata)
-    assert schema_files and all(f.startswith(f"file:{query.checkpoint}/state/0/_stateSchema/")
-                                for f in schema_files), metadata  # its own, not the template's
+    assert schema_files and all(
+        f.startswith(f"file:{query.checkpoint}/state/0/_stateSchema/") for f in schema_files
+    ), metadata  # its own, not the template's
     for name in ("count", "history", "items", "timers"):
         assert spark.table(f"{CATALOG}.tws_0.{name}").count() == 0
     spark.sql(f"INSERT INTO {CATALOG}.tws_0.count VALUES ('alice', 100), ('zed', 7)")
     spark.sql(f"INSERT INTO {CATALOG}.tws_0.history VALUES ('alice', 10)")
     assert sorted(tuple(r)[:-1] for r in spark.table(f"{CATALOG}.tws_0.count").collect()) == [
-        ("alice", 100), ("zed", 7)]
+        ("alice", 100),
+        ("zed", 7),
+    ]
     assert {r["user"]: r["count"] for r in query.restart(spark)} == {"alice": 102, "dave": 1}
 
 
@@ -96,15 +107,15 @@ def test_empty_savepoint_holds_no_template_state(spark, checkpoints, tmp_path: P
     assert (query.checkpoint / "metadata").read_text() != (template / "metadata").read_text()
     template_last = max(int(p.name) for p in (template / "commits").iterdir() if p.name.isdigit())
     assert (query.checkpoint / "offsets" / "0").read_bytes() == (
-        template / "offsets" / str(template_last)).read_bytes()
+        template / "offsets" / str(template_last)
+    ).read_bytes()
 
 
 def test_catalog_like_setting_creates_the_target(spark, checkpoints, tmp_path: Path) -> None:
     target = tmp_path / "declared"
     spark.conf.set("spark.sql.catalog.declared", CATALOG_CLASS)
     spark.conf.set("spark.sql.catalog.declared.path", str(target))
-    spark.conf.set("spark.sql.catalog.declared.like",
-                   str(checkpoints[("agg", "hdfs")].checkpoint))
+    spark.conf.set("spark.sql.catalog.declared.like", str(checkpoints[("agg", "hdfs")].checkpoint))
     try:
         assert [r[0] for r in spark.sql("SHOW NAMESPACES IN declared").collect()] == ["agg_0"]
         assert (target / "commits" / "0").is_file()

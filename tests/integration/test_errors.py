@@ -63,8 +63,11 @@ def test_plain_operator_id_is_a_namespace(spark, agg: str) -> None:
 
 
 def test_unsupported_ddl_says_so(spark, agg: str) -> None:
-    with pytest.raises(Exception, match=r"SAVEPOINT_UNSUPPORTED\] DROP TABLE err\.agg_0\.default "
-                                        r"is not supported by catalog err"):
+    with pytest.raises(
+        Exception,
+        match=r"SAVEPOINT_UNSUPPORTED\] DROP TABLE err\.agg_0\.default "
+        r"is not supported by catalog err",
+    ):
         spark.sql("DROP TABLE err.agg_0.default")
 
 

@@ -20,8 +20,11 @@ from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.streaming_queries import StreamingQuery
 
 CATALOG = "wr"
-WRITABLE = [(kind, provider) for kind in ("agg", "dedup", "pandas_state")
-            for provider in ("hdfs", "rocksdb")]
+WRITABLE = [
+    (kind, provider)
+    for kind in ("agg", "dedup", "pandas_state")
+    for provider in ("hdfs", "rocksdb")
+]
 
 Copy = Callable[[str, str], tuple[StreamingQuery, str]]
 
@@ -44,11 +47,14 @@ def rows(spark, table: str) -> list[tuple]:
 # ---- upsert, delete, replace: verified by restarting the real query ----
 
 UPSERT = {
-    "agg": ("INSERT INTO {t} VALUES ('alice', 100, 1000), ('zed', 5, 50)",
-            [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}]),
-    "pandas_state": ("INSERT INTO {t} SELECT 'alice' AS user, 100 AS cnt, 1000L AS total",
-                     [{"user": "alice", "cnt": 102, "total": 1008},
-                      {"user": "dave", "cnt": 1, "total": 8}]),
+    "agg": (
+        "INSERT INTO {t} VALUES ('alice', 100, 1000), ('zed', 5, 50)",
+        [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
+    "pandas_state": (
+        "INSERT INTO {t} SELECT 'alice' AS user, 100 AS cnt, 1000L AS total",
+        [{"user": "alice", "cnt": 102, "total": 1008}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
     "dedup": ("INSERT INTO {t} VALUES (CAST(6 AS BIGINT))", [5]),
 }
 
@@ -68,11 +74,14 @@ def test_upsert_is_seen_by_restarted_query(spark, copy: Copy, kind: str, provide
 
 
 DELETE = {
-    "agg": ("DELETE FROM {t} WHERE user = 'alice'",
-            [{"user": "alice", "cnt": 2, "total": 8}, {"user": "dave", "cnt": 1, "total": 8}]),
-    "pandas_state": ("DELETE FROM {t} WHERE user = 'alice'",
-                     [{"user": "alice", "cnt": 2, "total": 8},
-                      {"user": "dave", "cnt": 1, "total": 8}]),
+    "agg": (
+        "DELETE FROM {t} WHERE user = 'alice'",
+        [{"user": "alice", "cnt": 2, "total": 8}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
+    "pandas_state": (
+        "DELETE FROM {t} WHERE user = 'alice'",
+        [{"user": "alice", "cnt": 2, "total": 8}, {"user": "dave", "cnt": 1, "total": 8}],
+    ),
     "dedup": ("DELETE FROM {t} WHERE event_id = 3", [3, 5, 6]),
 }
 
@@ -92,13 +101,16 @@ def test_dataframe_append_and_overwrite(spark, copy: Copy, provider: str) -> Non
     df = spark.createDataFrame([("zed", 5, 50)], "user string, count bigint, sum bigint")
     df.writeTo(table).append()
     assert ("zed", 5, 50) in rows(spark, table)
-    spark.createDataFrame([("alice", 40, 400)], "user string, count int, sum int") \
-        .writeTo(table).overwrite(F.lit(True))
+    spark.createDataFrame([("alice", 40, 400)], "user string, count int, sum int").writeTo(
+        table
+    ).overwrite(F.lit(True))
     assert rows(spark, table) == [("alice", 40, 400)]
     spark.sql(f"INSERT OVERWRITE {table} SELECT user, count + 1, sum FROM {table}")
     assert rows(spark, table) == [("alice", 41, 400)]
-    assert query.restart(spark) == [{"user": "alice", "cnt": 43, "total": 408},
-                                     {"user": "dave", "cnt": 1, "total": 8}]
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 43, "total": 408},
+        {"user": "dave", "cnt": 1, "total": 8},
+    ]
 
 
 def test_update_is_refused_and_its_upsert_equivalent_works(spark, copy: Copy) -> None:
@@ -111,8 +123,10 @@ def test_update_is_refused_and_its_upsert_equivalent_works(spark, copy: Copy) ->
         spark.sql(f"UPDATE {table} SET count = 100 WHERE user = 'alice'")
     assert snapshot(query.checkpoint) == before
     spark.sql(f"INSERT INTO {table} SELECT user, 100, 1000 FROM {table} WHERE user = 'alice'")
-    assert query.restart(spark) == [{"user": "alice", "cnt": 102, "total": 1008},
-                                     {"user": "dave", "cnt": 1, "total": 8}]
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 102, "total": 1008},
+        {"user": "dave", "cnt": 1, "total": 8},
+    ]
 
 
 # ---- the batch a write commits ----
@@ -139,8 +153,9 @@ def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
 def test_partition_ids_match_the_query_hash(spark, copy: Copy) -> None:
     _, table = copy("agg", "rocksdb")
     users = [f"u{i}" for i in range(40)]
-    spark.createDataFrame([(u, 1, 1) for u in users], "user string, count long, sum long") \
-        .writeTo(table).append()
+    spark.createDataFrame([(u, 1, 1) for u in users], "user string, count long, sum long").writeTo(
+        table
+    ).append()
     mismatched = spark.table(table).where("partition_id != pmod(hash(user), 4)").count()
     assert mismatched == 0
 
@@ -158,35 +173,68 @@ def test_rollback_to_an_earlier_batch(spark, copy: Copy, provider: str) -> None:
     spark.sql(f"INSERT OVERWRITE {table} SELECT * FROM {table} VERSION AS OF {n}")
     assert rows(spark, table) == original
     assert last_batch(query.checkpoint) == n + 3
-    assert query.restart(spark) == [{"user": "alice", "cnt": 4, "total": 25},
-                                     {"user": "dave", "cnt": 1, "total": 8}]
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 4, "total": 25},
+        {"user": "dave", "cnt": 1, "total": 8},
+    ]
 
 
 # ---- refused writes change nothing ----
 
 REFUSED = [
-    ("agg", "hdfs", "INSERT INTO {t} VALUES ('zed', 1.5, 2)",
-     r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column count is BIGINT.*DECIMAL"),
-    ("agg", "hdfs", "INSERT INTO {t} VALUES ('zed', 1)",
-     r"SAVEPOINT_COLUMN_MISMATCH.*agg_0\.default.*gives 2 columns"),
-    ("dedup", "hdfs", "INSERT INTO {t} VALUES (6.5)",
-     r"SAVEPOINT_TYPE_MISMATCH.*dedup_0\.default.*event_id \(key\) is BIGINT.*DECIMAL.*CAST"),
-    ("agg", "hdfs", "INSERT INTO {t} VALUES (CAST(NULL AS STRING), 1, 2)",
-     r"SAVEPOINT_NULL_KEY.*agg_0\.default.*key column user is NULL"),
-    ("agg", "rocksdb", "INSERT INTO {t} VALUES ('zed', 1, 1), ('amy', 1, 1), ('zed', 2, 2)",
-     r"SAVEPOINT_DUPLICATE_KEY.*agg_0\.default.*user=zed"),
-    ("pandas_state", "rocksdb", "INSERT INTO {t} SELECT 'amy', 1, 1 UNION ALL SELECT 'amy', 1, 2",
-     r"SAVEPOINT_DUPLICATE_KEY.*groupstate_0\.default.*user=amy"),
-    ("join", "hdfs", "DELETE FROM wr.join_0.left WHERE true",
-     r"SAVEPOINT_READ_ONLY_STATE.*join_0\.left.*read-only for now"),
+    (
+        "agg",
+        "hdfs",
+        "INSERT INTO {t} VALUES ('zed', 1.5, 2)",
+        r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column count is BIGINT.*DECIMAL",
+    ),
+    (
+        "agg",
+        "hdfs",
+        "INSERT INTO {t} VALUES ('zed', 1)",
+        r"SAVEPOINT_COLUMN_MISMATCH.*agg_0\.default.*gives 2 columns",
+    ),
+    (
+        "dedup",
+        "hdfs",
+        "INSERT INTO {t} VALUES (6.5)",
+        r"SAVEPOINT_TYPE_MISMATCH.*dedup_0\.default.*event_id \(key\) is BIGINT.*DECIMAL.*CAST",
+    ),
+    (
+        "agg",
+        "hdfs",
+        "INSERT INTO {t} VALUES (CAST(NULL AS STRING), 1, 2)",
+        r"SAVEPOINT_NULL_KEY.*agg_0\.default.*key column user is NULL",
+    ),
+    (
+        "agg",
+        "rocksdb",
+        "INSERT INTO {t} VALUES ('zed', 1, 1), ('amy', 1, 1), ('zed', 2, 2)",
+        r"SAVEPOINT_DUPLICATE_KEY.*agg_0\.default.*user=zed",
+    ),
+    (
+        "pandas_state",
+        "rocksdb",
+        "INSERT INTO {t} SELECT 'amy', 1, 1 UNION ALL SELECT 'amy', 1, 2",
+        r"SAVEPOINT_DUPLICATE_KEY.*groupstate_0\.default.*user=amy",
+    ),
+    (
+        "join",
+        "hdfs",
+        "DELETE FROM wr.join_0.left WHERE true",
+        r"SAVEPOINT_READ_ONLY_STATE.*join_0\.left.*read-only for now",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("kind", "provider", "statement", "message"), REFUSED,
-                         ids=[m.split(".")[0].split("SAVEPOINT_")[1] + f"-{k}-{p}"
-                              for k, p, _, m in REFUSED])
-def test_refused_write_changes_nothing(spark, copy: Copy, kind: str, provider: str,
-                                       statement: str, message: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "provider", "statement", "message"),
+    REFUSED,
+    ids=[m.split(".")[0].split("SAVEPOINT_")[1] + f"-{k}-{p}" for k, p, _, m in REFUSED],
+)
+def test_refused_write_changes_nothing(
+    spark, copy: Copy, kind: str, provider: str, statement: str, message: str
+) -> None:
     query, table = copy(kind, provider)
     before = snapshot(query.checkpoint)
     with pytest.raises(Exception, match=message) as error:
@@ -200,8 +248,11 @@ def test_uncommitted_last_batch_is_refused(spark, copy: Copy) -> None:
     n = last_batch(query.checkpoint)
     shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
     before = snapshot(query.checkpoint)
-    with pytest.raises(Exception, match=rf"SAVEPOINT_UNCOMMITTED_BATCH.*agg_0\.default.*"
-                                        rf"batch {n + 1} is planned.*Stop the query"):
+    with pytest.raises(
+        Exception,
+        match=rf"SAVEPOINT_UNCOMMITTED_BATCH.*agg_0\.default.*"
+        rf"batch {n + 1} is planned.*Stop the query",
+    ):
         spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
     assert snapshot(query.checkpoint) == before
 

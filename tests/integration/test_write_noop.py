@@ -29,8 +29,9 @@ CASES = [("rocksdb", name) for name in NO_CHANGE] + [("hdfs", "delete-matching-n
 
 
 @pytest.mark.parametrize(("provider", "case"), CASES, ids=[f"{p}-{c}" for p, c in CASES])
-def test_statement_that_changes_nothing_commits_no_batch(spark, agg, provider: str,
-                                                         case: str) -> None:
+def test_statement_that_changes_nothing_commits_no_batch(
+    spark, agg, provider: str, case: str
+) -> None:
     statement = NO_CHANGE[case]
     query = agg(provider)
     before = snapshot(query.checkpoint)
@@ -51,11 +52,15 @@ def test_delete_without_where_empties_the_state_and_says_how_much(spark, agg) ->
     report = last_edit(spark)
     assert report is not None
     assert (report.batch_id, report.written, report.removed) == (n + 1, 0, entries)
-    assert report.summary == (f"savepoint: agg_0.default: 0 entries written, {entries} removed:"
-                              f" committed as batch {n + 1} of '{query.checkpoint}'")
+    assert report.summary == (
+        f"savepoint: agg_0.default: 0 entries written, {entries} removed:"
+        f" committed as batch {n + 1} of '{query.checkpoint}'"
+    )
     assert spark.table(TABLE).count() == 0
-    assert query.restart(spark) == [{"user": "alice", "cnt": 2, "total": 8},
-                                {"user": "dave", "cnt": 1, "total": 8}]
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 2, "total": 8},
+        {"user": "dave", "cnt": 1, "total": 8},
+    ]
 
 
 def test_report_counts_only_entries_that_changed(spark, agg) -> None:

@@ -58,15 +58,22 @@ def restart(spark, query: StreamingQuery) -> dict[str, int]:
 def assert_same_as_spark_reader(spark, query: StreamingQuery, name: str) -> None:
     """The catalog's flat rows hold exactly the values Spark's own state reader returns."""
     reader = spark.read.format("statestore").option("path", str(query.checkpoint))
-    reader = (reader.option("readRegisteredTimers", "true") if name == "timers"
-              else reader.option("stateVarName", name))
+    reader = (
+        reader.option("readRegisteredTimers", "true")
+        if name == "timers"
+        else reader.option("stateVarName", name)
+    )
     assert leaf_rows(spark.table(table(name))) == leaf_rows(reader.load())
 
 
 def raw_family(spark, query: StreamingQuery, family: str) -> list:
     """Rows (key_bytes, value_bytes) of one column family, through Spark's raw reader."""
-    raw = (spark.read.format("statestore").option("path", str(query.checkpoint))
-           .option("_readAllColumnFamilies", "true").load())
+    raw = (
+        spark.read.format("statestore")
+        .option("path", str(query.checkpoint))
+        .option("_readAllColumnFamilies", "true")
+        .load()
+    )
     return raw.where(raw.column_family_name == family).collect()
 
 
@@ -75,8 +82,10 @@ def assert_row_counters_match(spark, query: StreamingQuery) -> None:
 
     A counter value is an UnsafeRow with one long: 8 bytes of null bits, then the long.
     """
-    counters = sorted(int.from_bytes(bytes(r.value_bytes)[8:16], "little")
-                      for r in raw_family(spark, query, "$rowCounter_history"))
+    counters = sorted(
+        int.from_bytes(bytes(r.value_bytes)[8:16], "little")
+        for r in raw_family(spark, query, "$rowCounter_history")
+    )
     lengths: dict[str, int] = {}
     for user, _ in rows(spark, "history"):
         lengths[user] = lengths.get(user, 0) + 1
@@ -122,12 +131,17 @@ def test_map_upsert_and_delete(spark, tws: Copy) -> None:
     spark.sql(f"INSERT INTO {table('items')} VALUES ('alice', 'apple', 50), ('alice', 'kiwi', 3)")
     spark.sql(f"DELETE FROM {table('items')} WHERE user = 'alice' AND item = 'pear'")
     assert [r for r in rows(spark, "items") if r[0] == "alice"] == [
-        ("alice", "apple", 50), ("alice", "kiwi", 3)]
+        ("alice", "apple", 50),
+        ("alice", "kiwi", 3),
+    ]
     assert ("bob", "pear", 2) in rows(spark, "items")
     assert_same_as_spark_reader(spark, query, "items")
     restart(spark, query)  # apple 1 more for alice; the duplicate event counts pear once again
     assert [r for r in rows(spark, "items") if r[0] == "alice"] == [
-        ("alice", "apple", 51), ("alice", "kiwi", 3), ("alice", "pear", 1)]
+        ("alice", "apple", 51),
+        ("alice", "kiwi", 3),
+        ("alice", "pear", 1),
+    ]
     assert ("dave", "plum", 1) in rows(spark, "items")
 
 
@@ -155,8 +169,13 @@ def test_list_delete_and_overwrite(spark, tws: Copy) -> None:
     assert_same_as_spark_reader(spark, query, "history")
     assert_row_counters_match(spark, query)
     restart(spark, query)
-    assert rows(spark, "history") == [("alice", 1), ("alice", 7), ("carol", 1), ("carol", 2),
-                                      ("dave", 8)]
+    assert rows(spark, "history") == [
+        ("alice", 1),
+        ("alice", 7),
+        ("carol", 1),
+        ("carol", 2),
+        ("dave", 8),
+    ]
 
 
 # ---- timers ----
@@ -166,39 +185,60 @@ def test_timers_register_and_delete(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"INSERT INTO {table('timers')} VALUES ('zed', 1704200000000)")
     spark.sql(f"DELETE FROM {table('timers')} WHERE user = 'bob'")
-    assert rows(spark, "timers") == [("alice", ALICE_TIMER), ("carol", 1704107160000),
-                                     ("zed", 1704200000000)]
+    assert rows(spark, "timers") == [
+        ("alice", ALICE_TIMER),
+        ("carol", 1704107160000),
+        ("zed", 1704200000000),
+    ]
     assert_same_as_spark_reader(spark, query, "timers")
     # both indexes: the event-time index (timestampToKey) lists the same timers
     assert len(raw_family(spark, query, "$eventTimers_timestampToKey")) == 3
     restart(spark, query)  # alice's timer moves to her latest event (10:07) + 1 hour
-    assert rows(spark, "timers") == [("alice", 1704107220000), ("carol", 1704107160000),
-                                     ("dave", 1704107280000), ("zed", 1704200000000)]
+    assert rows(spark, "timers") == [
+        ("alice", 1704107220000),
+        ("carol", 1704107160000),
+        ("dave", 1704107280000),
+        ("zed", 1704200000000),
+    ]
 
 
 # ---- refused writes change nothing ----
 
 REFUSED = [
     ("INSERT INTO {count} VALUES ('zed', 1.5)", r"SAVEPOINT_TYPE_MISMATCH.*tws_0\.count.*count"),
-    ("INSERT INTO {count} VALUES (CAST(NULL AS STRING), 1L)",
-     r"SAVEPOINT_NULL_KEY.*tws_0\.count.*key column user is NULL"),
-    ("INSERT INTO {count} VALUES ('zed', 1L), ('zed', 2L)",
-     r"SAVEPOINT_DUPLICATE_KEY.*tws_0\.count.*user=zed"),
-    ("INSERT INTO {items} VALUES ('amy', 'fig', 1L), ('amy', 'fig', 2L)",
-     r"SAVEPOINT_DUPLICATE_KEY.*tws_0\.items.*user=amy, item=fig"),
-    ("INSERT INTO {items} VALUES ('amy', CAST(NULL AS STRING), 1L)",
-     r"SAVEPOINT_NULL_KEY.*tws_0\.items.*key column item is NULL"),
-    ("INSERT INTO {items} VALUES ('amy', 1, 1L)",
-     r"SAVEPOINT_TYPE_MISMATCH.*tws_0\.items.*item \(key\) is STRING"),
-    ("INSERT INTO {timers} VALUES ('amy', 5)",
-     r"SAVEPOINT_TYPE_MISMATCH.*tws_0\.timers.*expiration_timestamp_ms \(key\) is BIGINT"),
+    (
+        "INSERT INTO {count} VALUES (CAST(NULL AS STRING), 1L)",
+        r"SAVEPOINT_NULL_KEY.*tws_0\.count.*key column user is NULL",
+    ),
+    (
+        "INSERT INTO {count} VALUES ('zed', 1L), ('zed', 2L)",
+        r"SAVEPOINT_DUPLICATE_KEY.*tws_0\.count.*user=zed",
+    ),
+    (
+        "INSERT INTO {items} VALUES ('amy', 'fig', 1L), ('amy', 'fig', 2L)",
+        r"SAVEPOINT_DUPLICATE_KEY.*tws_0\.items.*user=amy, item=fig",
+    ),
+    (
+        "INSERT INTO {items} VALUES ('amy', CAST(NULL AS STRING), 1L)",
+        r"SAVEPOINT_NULL_KEY.*tws_0\.items.*key column item is NULL",
+    ),
+    (
+        "INSERT INTO {items} VALUES ('amy', 1, 1L)",
+        r"SAVEPOINT_TYPE_MISMATCH.*tws_0\.items.*item \(key\) is STRING",
+    ),
+    (
+        "INSERT INTO {timers} VALUES ('amy', 5)",
+        r"SAVEPOINT_TYPE_MISMATCH.*tws_0\.timers.*expiration_timestamp_ms \(key\) is BIGINT",
+    ),
     ("INSERT INTO {history} VALUES ('amy')", r"SAVEPOINT_COLUMN_MISMATCH.*tws_0\.history"),
 ]
 
 
-@pytest.mark.parametrize(("statement", "message"), REFUSED,
-                         ids=[m.split(".")[0].split("SAVEPOINT_")[1] + f"-{i}"
-                              for i, (_, m) in enumerate(REFUSED)])
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    REFUSED,
+    ids=[m.split(".")[0].split("SAVEPOINT_")[1] + f"-{i}" for i, (_, m) in enumerate(REFUSED)],
+)
 def test_refused_write_changes_nothing(spark, tws: Copy, statement: str, message: str) -> None:
     query = tws()
     before = snapshot(query.checkpoint)

@@ -14,5 +14,9 @@ def last_batch(checkpoint: Path) -> int:
 
 def snapshot(folder: Path) -> dict[str, str]:
     """Every file and folder under ``folder`` with the sha256 of its bytes (folders: "dir")."""
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            if p.is_file() else "dir" for p in sorted(folder.rglob("*"))}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        if p.is_file()
+        else "dir"
+        for p in sorted(folder.rglob("*"))
+    }

@@ -34,18 +34,23 @@ def statement(kind: str, keys: int) -> str:
     """The upsert: ``keys`` new users and alice's counters set to 100 and 1000; ``duplicate``
     gives user ``k0`` twice."""
     extra = " UNION ALL SELECT 'k0', 1L, 1L" if kind == "duplicate" else ""
-    return (f"INSERT INTO {TABLE} SELECT concat('k', id), id, id FROM range({keys})"
-            f" UNION ALL SELECT 'alice', 100L, 1000L{extra}")
+    return (
+        f"INSERT INTO {TABLE} SELECT concat('k', id), id, id FROM range({keys})"
+        f" UNION ALL SELECT 'alice', 100L, 1000L{extra}"
+    )
 
 
 def main(keys: int) -> None:
-    spark = session(master="local[2]", **{
-        "spark.sql.shuffle.partitions": "4",
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.warehouse.dir": os.path.join(os.getcwd(), "warehouse"),
-        "spark.savepoint.write.force": "true",
-    })
+    spark = session(
+        master="local[2]",
+        **{
+            "spark.sql.shuffle.partitions": "4",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.warehouse.dir": os.path.join(os.getcwd(), "warehouse"),
+            "spark.savepoint.write.force": "true",
+        },
+    )
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(1000).selectExpr("concat('k', id) AS user").repartition(4, "user").count()
     print("ready", flush=True)

@@ -28,14 +28,24 @@ def feed(query, stop: threading.Event) -> None:
     """One file per half second: user ``live<i>`` buys one apple at 10:10."""
     i = 0
     while not stop.wait(0.5):
-        query.add_input([{"event_id": 1000 + i, "user": f"live{i}", "item": "apple",
-                          "amount": 1, "ts": "2024-01-01 10:10:00"}])
+        query.add_input(
+            [
+                {
+                    "event_id": 1000 + i,
+                    "user": f"live{i}",
+                    "item": "apple",
+                    "amount": 1,
+                    "ts": "2024-01-01 10:10:00",
+                }
+            ]
+        )
         i += 1
 
 
 def main(root: Path) -> None:
-    spark = session(master="local[2]", **{"spark.ui.enabled": "false",
-                                          "spark.ui.showConsoleProgress": "false"})
+    spark = session(
+        master="local[2]", **{"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+    )
     spark.sparkContext.setLogLevel("ERROR")
     query = build(spark, "agg", "hdfs", root)
     stop = threading.Event()

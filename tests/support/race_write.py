@@ -20,12 +20,15 @@ from spark_savepoint import attach, session  # noqa: E402
 
 
 def main() -> None:
-    spark = session(master="local[2]", **{
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-        "spark.sql.warehouse.dir": os.path.join(os.getcwd(), "warehouse"),
-        "spark.savepoint.write.force": "true",
-    })
+    spark = session(
+        master="local[2]",
+        **{
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.warehouse.dir": os.path.join(os.getcwd(), "warehouse"),
+            "spark.savepoint.write.force": "true",
+        },
+    )
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(10).count()
     print("ready", flush=True)

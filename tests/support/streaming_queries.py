@@ -72,8 +72,13 @@ _PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
 
 
 def _event(event_id: int, user: str, item: str, amount: int, clock: str) -> dict[str, Any]:
-    return {"event_id": event_id, "user": user, "item": item, "amount": amount,
-            "ts": f"2024-01-01 {clock}:00"}
+    return {
+        "event_id": event_id,
+        "user": user,
+        "item": item,
+        "amount": amount,
+        "ts": f"2024-01-01 {clock}:00",
+    }
 
 
 def _side(side: str, key: str, clock: str, value: int) -> dict[str, Any]:
@@ -81,25 +86,38 @@ def _side(side: str, key: str, clock: str, value: int) -> dict[str, Any]:
 
 
 _EVENTS_INITIAL = (
-    [_event(1, "alice", "apple", 10, "10:00"), _event(2, "bob", "pear", 5, "10:01"),
-     _event(3, "alice", "pear", 7, "10:02")],
+    [
+        _event(1, "alice", "apple", 10, "10:00"),
+        _event(2, "bob", "pear", 5, "10:01"),
+        _event(3, "alice", "pear", 7, "10:02"),
+    ],
     [_event(4, "carol", "apple", 3, "10:06"), _event(2, "bob", "pear", 5, "10:01")],
 )
-_EVENTS_RESTART = [_event(5, "alice", "apple", 1, "10:07"), _event(3, "alice", "pear", 7, "10:02"),
-                   _event(6, "dave", "plum", 8, "10:08")]
+_EVENTS_RESTART = [
+    _event(5, "alice", "apple", 1, "10:07"),
+    _event(3, "alice", "pear", 7, "10:02"),
+    _event(6, "dave", "plum", 8, "10:08"),
+]
 
 _JOIN_INITIAL = (
-    [_side("left", "a", "10:00", 1), _side("left", "b", "10:01", 2),
-     _side("right", "a", "10:03", 10)],
-    [_side("left", "c", "10:02", 3), _side("right", "b", "10:04", 20),
-     _side("right", "d", "10:05", 40)],
+    [
+        _side("left", "a", "10:00", 1),
+        _side("left", "b", "10:01", 2),
+        _side("right", "a", "10:03", 10),
+    ],
+    [
+        _side("left", "c", "10:02", 3),
+        _side("right", "b", "10:04", 20),
+        _side("right", "d", "10:05", 40),
+    ],
 )
 _JOIN_RESTART = [_side("right", "c", "10:06", 30), _side("left", "d", "10:07", 4)]
 
 
 def _events(spark: SparkSession, input_dir: Path) -> DataFrame:
-    return (spark.readStream.schema(EVENTS_SCHEMA).option("maxFilesPerTrigger", 1)
-            .json(str(input_dir)))
+    return (
+        spark.readStream.schema(EVENTS_SCHEMA).option("maxFilesPerTrigger", 1).json(str(input_dir))
+    )
 
 
 def agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -110,8 +128,11 @@ def agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     batch 0: alice 2 17, bob 1 5; batch 1: bob 2 10, carol 1 3.
     The restart wave emits alice 4 25, dave 1 8.
     """
-    return _events(spark, input_dir).groupBy("user").agg(
-        F.count("*").alias("cnt"), F.sum("amount").alias("total"))
+    return (
+        _events(spark, input_dir)
+        .groupBy("user")
+        .agg(F.count("*").alias("cnt"), F.sum("amount").alias("total"))
+    )
 
 
 def window_agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -122,10 +143,18 @@ def window_agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     [10:05,10:10) carol 1. The restart wave (watermark 09:56) emits [10:00,10:05) alice 3,
     [10:05,10:10) alice 1, dave 1.
     """
-    counts = (_events(spark, input_dir).withWatermark("ts", "10 minutes")
-              .groupBy(F.window("ts", "5 minutes"), "user").count())
-    return counts.select(F.col("window.start").cast("string").alias("window_start"),
-                         F.col("window.end").cast("string").alias("window_end"), "user", "count")
+    counts = (
+        _events(spark, input_dir)
+        .withWatermark("ts", "10 minutes")
+        .groupBy(F.window("ts", "5 minutes"), "user")
+        .count()
+    )
+    return counts.select(
+        F.col("window.start").cast("string").alias("window_start"),
+        F.col("window.end").cast("string").alias("window_end"),
+        "user",
+        "count",
+    )
 
 
 def dedup_query(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -135,8 +164,11 @@ def dedup_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     "ts"}``. The default run emits events 1, 2, 3 then 4 (the retransmitted 2 is dropped);
     the restart wave emits 5 and 6 (the duplicate 3 is dropped by the state).
     """
-    return (_events(spark, input_dir).dropDuplicates(["event_id"])
-            .withColumn("ts", F.col("ts").cast("string")))
+    return (
+        _events(spark, input_dir)
+        .dropDuplicates(["event_id"])
+        .withColumn("ts", F.col("ts").cast("string"))
+    )
 
 
 def join_query(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -148,19 +180,35 @@ def join_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     "left_value", "right_ts", "right_value"}``; the default run emits a (batch 0) then b (batch 1,
     left b was in state); the restart wave emits c (left c from state) and d (right d from state).
     """
+
     def side(name: str) -> DataFrame:
-        return (spark.readStream.schema(SIDE_SCHEMA).option("maxFilesPerTrigger", 1)
-                .json(str(input_dir / name))
-                .select(F.col("key").alias(f"{name}_key"), F.col("ts").alias(f"{name}_ts"),
-                        F.col("value").alias(f"{name}_value"))
-                .withWatermark(f"{name}_ts", "10 minutes"))
+        return (
+            spark.readStream.schema(SIDE_SCHEMA)
+            .option("maxFilesPerTrigger", 1)
+            .json(str(input_dir / name))
+            .select(
+                F.col("key").alias(f"{name}_key"),
+                F.col("ts").alias(f"{name}_ts"),
+                F.col("value").alias(f"{name}_value"),
+            )
+            .withWatermark(f"{name}_ts", "10 minutes")
+        )
 
     left, right = side("left"), side("right")
-    joined = left.join(right, F.expr(
-        "left_key = right_key AND right_ts BETWEEN left_ts - INTERVAL 5 MINUTES"
-        " AND left_ts + INTERVAL 5 MINUTES"))
-    return joined.select(F.col("left_key").alias("key"), F.col("left_ts").cast("string"),
-                         "left_value", F.col("right_ts").cast("string"), "right_value")
+    joined = left.join(
+        right,
+        F.expr(
+            "left_key = right_key AND right_ts BETWEEN left_ts - INTERVAL 5 MINUTES"
+            " AND left_ts + INTERVAL 5 MINUTES"
+        ),
+    )
+    return joined.select(
+        F.col("left_key").alias("key"),
+        F.col("left_ts").cast("string"),
+        "left_value",
+        F.col("right_ts").cast("string"),
+        "right_value",
+    )
 
 
 def count_and_sum(key: tuple, frames: Iterator[Any], state: Any) -> Iterator[Any]:
@@ -182,9 +230,17 @@ def pandas_state_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     """
     from pyspark.sql.streaming.state import GroupStateTimeout
 
-    return _events(spark, input_dir).groupBy("user").applyInPandasWithState(
-        count_and_sum, "user string, cnt long, total long", "cnt long, total long",
-        "Update", GroupStateTimeout.NoTimeout)
+    return (
+        _events(spark, input_dir)
+        .groupBy("user")
+        .applyInPandasWithState(
+            count_and_sum,
+            "user string, cnt long, total long",
+            "cnt long, total long",
+            "Update",
+            GroupStateTimeout.NoTimeout,
+        )
+    )
 
 
 def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -233,10 +289,14 @@ def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
         def close(self) -> None:
             pass
 
-    events = (_events(spark, input_dir).withWatermark("ts", "10 minutes")
-              .withColumn("ts_ms", F.unix_millis("ts")))
+    events = (
+        _events(spark, input_dir)
+        .withWatermark("ts", "10 minutes")
+        .withColumn("ts_ms", F.unix_millis("ts"))
+    )
     return events.groupBy("user").transformWithStateInPandas(
-        Tracker(), "user string, count long", "Update", "EventTime")
+        Tracker(), "user string, count long", "Update", "EventTime"
+    )
 
 
 @dataclass(frozen=True)
@@ -258,11 +318,18 @@ class Kind:
 
 KINDS: dict[str, Kind] = {
     "agg": Kind(agg_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART),
-    "window_agg": Kind(window_agg_query, "update", ("window_start", "user"),
-                       _EVENTS_INITIAL, _EVENTS_RESTART),
+    "window_agg": Kind(
+        window_agg_query, "update", ("window_start", "user"), _EVENTS_INITIAL, _EVENTS_RESTART
+    ),
     "dedup": Kind(dedup_query, "append", ("event_id",), _EVENTS_INITIAL, _EVENTS_RESTART),
-    "join": Kind(join_query, "append", ("key", "left_ts", "right_ts"), _JOIN_INITIAL,
-                 _JOIN_RESTART, sides=("left", "right")),
+    "join": Kind(
+        join_query,
+        "append",
+        ("key", "left_ts", "right_ts"),
+        _JOIN_INITIAL,
+        _JOIN_RESTART,
+        sides=("left", "right"),
+    ),
     "pandas_state": Kind(pandas_state_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART),
     "tws": Kind(tws_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART),
 }
@@ -334,8 +401,9 @@ class StreamingQuery:
         if unknown:
             raise ValueError(f"join rows need 'side' in {sides}, got {sorted(map(str, unknown))}")
         for side in sides:
-            picked = [{k: v for k, v in row.items() if k != "side"} for row in rows
-                      if row["side"] == side]
+            picked = [
+                {k: v for k, v in row.items() if k != "side"} for row in rows if row["side"] == side
+            ]
             if picked:
                 _write_file(self.input_dir / side, picked)
 
@@ -365,8 +433,9 @@ class StreamingQuery:
                     spark.conf.set(key, value)
         return emitted
 
-    def start(self, spark: SparkSession, collect: Callable[[DataFrame, int], None],
-              **trigger: Any) -> Any:
+    def start(
+        self, spark: SparkSession, collect: Callable[[DataFrame, int], None], **trigger: Any
+    ) -> Any:
         """Start the query with ``trigger`` (``DataStreamWriter.trigger`` arguments) and the
         run settings (left set in the session); returns the running StreamingQuery."""
         kind = _kind(self.kind)
@@ -374,17 +443,20 @@ class StreamingQuery:
             spark.conf.set(key, value)
         for side in kind.sides:
             (self.input_dir / side).mkdir(parents=True, exist_ok=True)
-        return (kind.query(spark, self.input_dir).writeStream
-                .queryName(f"{self.kind}_{self.provider}")
-                .outputMode(kind.output_mode)
-                .foreachBatch(collect)
-                .option("checkpointLocation", str(self.checkpoint))
-                .trigger(**trigger)
-                .start())
+        return (
+            kind.query(spark, self.input_dir)
+            .writeStream.queryName(f"{self.kind}_{self.provider}")
+            .outputMode(kind.output_mode)
+            .foreachBatch(collect)
+            .option("checkpointLocation", str(self.checkpoint))
+            .trigger(**trigger)
+            .start()
+        )
 
 
-def build(spark: SparkSession, kind: str, provider: str, root: Path,
-          rows: list[dict] | None = None) -> StreamingQuery:
+def build(
+    spark: SparkSession, kind: str, provider: str, root: Path, rows: list[dict] | None = None
+) -> StreamingQuery:
     """Create root, write the kind's default initial input (or `rows`), run once, return the query.
 
     The default input is two files (batches 0 and 1); ``rows`` is written as one file (batch 0).
@@ -392,8 +464,10 @@ def build(spark: SparkSession, kind: str, provider: str, root: Path,
     """
     _kind(kind)
     if provider not in SUPPORTED[kind]:
-        raise ValueError(f"kind {kind!r} supports providers {SUPPORTED[kind]}, not {provider!r}"
-                         f" (supported: {SUPPORTED})")
+        raise ValueError(
+            f"kind {kind!r} supports providers {SUPPORTED[kind]}, not {provider!r}"
+            f" (supported: {SUPPORTED})"
+        )
     query = StreamingQuery(kind, provider, Path(root))
     query.input_dir.mkdir(parents=True, exist_ok=True)
     for file_rows in KINDS[kind].initial if rows is None else (rows,):

@@ -84,11 +84,14 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
     # the failing statement: exit code 1, its error in one line, little else on stderr
     assert result.returncode == 1, result.stderr[-3000:]
     errors = [line for line in result.stderr.splitlines() if "SAVEPOINT_" in line]
-    assert errors == [f"[SAVEPOINT_NO_SUCH_STATE] No state 'nope' in operator agg_0 of checkpoint "
-                      f"'{ckpt}'. States: default."], result.stderr[-3000:]
+    assert errors == [
+        f"[SAVEPOINT_NO_SUCH_STATE] No state 'nope' in operator agg_0 of checkpoint "
+        f"'{ckpt}'. States: default."
+    ], result.stderr[-3000:]
     # what the edit changed, one plain line
-    assert (f"savepoint: agg_0.default: 0 entries written, 1 removed: committed as batch 2 of"
-            f" '{ckpt}'") in result.stderr.splitlines(), result.stderr[-3000:]
+    assert (
+        f"savepoint: agg_0.default: 0 entries written, 1 removed: committed as batch 2 of '{ckpt}'"
+    ) in result.stderr.splitlines(), result.stderr[-3000:]
     assert len(result.stderr.splitlines()) <= 9, result.stderr[-3000:]
     _assert_nothing_left(tmp_path)
 

@@ -15,8 +15,15 @@ from tests.support import start_program
 @pytest.mark.cluster
 def test_catalog_reads_on_separate_executor_jvms(spark, checkpoints, tmp_path: Path) -> None:
     ckpt = str(checkpoints[("agg", "rocksdb")].checkpoint)
-    reader = start_program("cluster_read", ckpt, "agg_0", "default", cwd=tmp_path,
-                           stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    reader = start_program(
+        "cluster_read",
+        ckpt,
+        "agg_0",
+        "default",
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     out, err = reader.communicate(timeout=300)
     assert reader.returncode == 0, err[-3000:]
     report = json.loads(out.strip().splitlines()[-1])

@@ -118,11 +118,16 @@ def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
     assert {(row[2], row[3]) for row in tables} == {("agg_0_default", "VIEW"), ("metadata", "VIEW")}
     join_tables = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join"))}
     assert {"join_0_left", "join_0_right_keywithindextovalue", "metadata"} <= join_tables
-    columns = _metadata(cursor, ttypes.TGetColumnsReq(schemaName="savepoint",
-                                                      tableName="agg_0_default"))
+    columns = _metadata(
+        cursor, ttypes.TGetColumnsReq(schemaName="savepoint", tableName="agg_0_default")
+    )
     assert [(row[3], row[5]) for row in columns] == [
-        ("window_start", "TIMESTAMP"), ("window_end", "TIMESTAMP"), ("user", "STRING"),
-        ("count", "BIGINT"), ("partition_id", "INT")]
+        ("window_start", "TIMESTAMP"),
+        ("window_end", "TIMESTAMP"),
+        ("user", "STRING"),
+        ("count", "BIGINT"),
+        ("partition_id", "INT"),
+    ]
 
 
 @pytest.mark.slow
@@ -131,8 +136,9 @@ def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
 
     attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "thrift_window")
     table = "thrift_window.agg_0.default"
-    expected = sorted(tuple(row) for row in spark.sql(
-        select_sql(table, spark.table(table).schema)).collect())
+    expected = sorted(
+        tuple(row) for row in spark.sql(select_sql(table, spark.table(table).schema)).collect()
+    )
     cursor.execute("SELECT * FROM agg_0_default")
     assert [column[0] for column in cursor.description] == WINDOW_COLUMNS
     assert sorted(cursor.fetchall()) == expected
@@ -143,7 +149,8 @@ def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
 def test_metadata_view_over_jdbc(cursor) -> None:
     cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint.metadata")
     assert cursor.fetchall() == [
-        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation")]
+        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation")
+    ]
     cursor.execute("SELECT count(*) FROM join.metadata")
     assert cursor.fetchall() == [(6,)]
 

@@ -42,24 +42,31 @@ CATALOG = "crashed"
 TABLE = f"{CATALOG}.agg_0.default"
 KEYS = 2_000
 """New keys of the halted upsert."""
-CASES = [("hdfs", "claimed"), ("hdfs", "state"), ("hdfs", "committed"),
-         ("rocksdb", "planned"), ("rocksdb", "state-committed"),
-         ("rocksdb", "rolled-back-state")]
+CASES = [
+    ("hdfs", "claimed"),
+    ("hdfs", "state"),
+    ("hdfs", "committed"),
+    ("rocksdb", "planned"),
+    ("rocksdb", "state-committed"),
+    ("rocksdb", "rolled-back-state"),
+]
 STATE_BEFORE = [("alice", 2, 17), ("bob", 2, 10), ("carol", 1, 3)]
 """The query's state after its two default batches (user, count, sum)."""
 RESTARTED = [{"user": "alice", "cnt": 4, "total": 25}, {"user": "dave", "cnt": 1, "total": 8}]
 """The restart wave's output on the pre-edit state."""
-RESTARTED_EDITED = [{"user": "alice", "cnt": 102, "total": 1008},
-                    {"user": "dave", "cnt": 1, "total": 8}]
+RESTARTED_EDITED = [
+    {"user": "alice", "cnt": 102, "total": 1008},
+    {"user": "dave", "cnt": 1, "total": 8},
+]
 """The restart wave's output on the edited state (alice 100/1000)."""
 STATE_RESTARTED = [("alice", 4, 25), ("bob", 2, 10), ("carol", 1, 3), ("dave", 1, 8)]
 DAVE = "INSERT INTO crashed.agg_0.default VALUES ('dave', 10, 100)"
 
 
 def rows(spark) -> list[tuple]:
-    return sorted(tuple(r)[:-1] for r in spark.table(TABLE).collect()
-                  if not r["user"].startswith("k"))
-
+    return sorted(
+        tuple(r)[:-1] for r in spark.table(TABLE).collect() if not r["user"].startswith("k")
+    )
 
 
 def claims(checkpoint: Path, batch: int) -> list[Path]:
@@ -125,8 +132,9 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
 
 
 @pytest.mark.parametrize(("provider", "point"), CASES, ids=[f"{p}-{x}" for p, x in CASES])
-def test_halted_write_leaves_a_restartable_checkpoint(spark, writers, tmp_path: Path,
-                                                      provider: str, point: str) -> None:
+def test_halted_write_leaves_a_restartable_checkpoint(
+    spark, writers, tmp_path: Path, provider: str, point: str
+) -> None:
     writer = writers()
     query = build(spark, "agg", provider, tmp_path / "query")  # a copy of the session fixture
     # would not restart here: a restart re-lists the last batch's input files, which must be in
@@ -164,8 +172,9 @@ def test_halted_write_leaves_a_restartable_checkpoint(spark, writers, tmp_path: 
     assert retry_first.run(spark) == [alice, {"user": "dave", "cnt": 11, "total": 108}]
 
 
-def test_write_removes_snapshots_of_uncommitted_versions(spark, checkpoints,
-                                                         tmp_path: Path) -> None:
+def test_write_removes_snapshots_of_uncommitted_versions(
+    spark, checkpoints, tmp_path: Path
+) -> None:
     """A snapshot of version N+2 left next to the checkpoint (no commit refers to it) would
     outrank the version N+2 a write commits; the write removes it once it holds the batch."""
     checkpoint = tmp_path / "checkpoint"

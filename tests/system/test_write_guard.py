@@ -23,9 +23,9 @@ EDIT = "INSERT INTO live.agg_0.default VALUES ('alice', 100, 1000)"
 FORCE = "spark.savepoint.write.force"
 
 
-
-def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(spark,
-                                                                      tmp_path: Path) -> None:
+def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(
+    spark, tmp_path: Path
+) -> None:
     root = tmp_path / "live"
     process = start_program("live_query", str(root), cwd=tmp_path, stderr=subprocess.DEVNULL)
     try:
@@ -33,9 +33,12 @@ def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(spark,
         assert process.stdout.readline().strip() == "running"
         checkpoint = root / "checkpoint"
         attach(spark, str(checkpoint), "live")
-        with pytest.raises(Exception, match=r"SAVEPOINT_QUERY_ALIVE\] Cannot write state"
-                           rf" agg_0\.default of checkpoint '{checkpoint}'.*last batch \d+ was"
-                           r" committed .*a batch about every \d+ s.*force=true"):
+        with pytest.raises(
+            Exception,
+            match=r"SAVEPOINT_QUERY_ALIVE\] Cannot write state"
+            rf" agg_0\.default of checkpoint '{checkpoint}'.*last batch \d+ was"
+            r" committed .*a batch about every \d+ s.*force=true",
+        ):
             spark.sql(EDIT)
         assert not (checkpoint / "_savepoint").exists()
 

@@ -48,18 +48,33 @@ def check(spark, query: StreamingQuery, outcomes: Outcome, tried: list[Attempt])
     assert all(not {f"a{r}", f"b{r}"} <= won for r in rounds), "two writers took one batch"
     attach(spark, str(query.checkpoint), "raced")
     stored = {r[0]: (r[1], r[2]) for r in spark.table("raced.agg_0.default").collect()}
-    assert {u: v for u, v in stored.items() if u in {t[0] for t in tried}} == \
-        {user: (cnt, total) for user, cnt, total in tried if user in won}
+    assert {u: v for u, v in stored.items() if u in {t[0] for t in tried}} == {
+        user: (cnt, total) for user, cnt, total in tried if user in won
+    }
     last = last_batch(query.checkpoint)
-    versions = {int(m.group(1)) for p in (query.checkpoint / "state").rglob("*")
-                if (m := VERSION_FILE.match(p.name))}
+    versions = {
+        int(m.group(1))
+        for p in (query.checkpoint / "state").rglob("*")
+        if (m := VERSION_FILE.match(p.name))
+    }
     assert max(versions) == last + 1, "state files of an uncommitted version were left behind"
 
-    query.add_input([{"event_id": 9000 + i, "user": user, "item": "apple", "amount": 1,
-                      "ts": "2024-01-01 10:30:00"} for i, (user, _, _) in enumerate(tried)])
+    query.add_input(
+        [
+            {
+                "event_id": 9000 + i,
+                "user": user,
+                "item": "apple",
+                "amount": 1,
+                "ts": "2024-01-01 10:30:00",
+            }
+            for i, (user, _, _) in enumerate(tried)
+        ]
+    )
     restarted = {r["user"]: (r["cnt"], r["total"]) for r in query.run(spark)}
-    assert restarted == {user: (cnt + 1, total + 1) if user in won else (1, 1)
-                         for user, cnt, total in tried}
+    assert restarted == {
+        user: (cnt + 1, total + 1) if user in won else (1, 1) for user, cnt, total in tried
+    }
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -72,8 +87,9 @@ def test_racing_threads(spark, checkpoints, tmp_path: Path, provider: str) -> No
     for round_ in range(THREAD_ROUNDS):
         barrier = threading.Barrier(2)
 
-        def write(writer: str, catalog: str, round_: int = round_,
-                  barrier: threading.Barrier = barrier) -> None:
+        def write(
+            writer: str, catalog: str, round_: int = round_, barrier: threading.Barrier = barrier
+        ) -> None:
             user, cnt, total = attempt(writer, round_)
             barrier.wait()
             try:
@@ -83,8 +99,10 @@ def test_racing_threads(spark, checkpoints, tmp_path: Path, provider: str) -> No
                 found = re.search(r"SAVEPOINT_[A-Z_]+", str(error))
                 outcomes[user] = found.group(0) if found else str(error)[:300]
 
-        threads = [threading.Thread(target=write, args=("a", "race_a")),
-                   threading.Thread(target=write, args=("b", "race_b"))]
+        threads = [
+            threading.Thread(target=write, args=("a", "race_a")),
+            threading.Thread(target=write, args=("b", "race_b")),
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -97,8 +115,9 @@ def test_racing_threads(spark, checkpoints, tmp_path: Path, provider: str) -> No
 def drivers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], list]]:
     """Two started ``tests/support/race_write.py`` drivers, shared by the process cases."""
     workdir = tmp_path_factory.mktemp("racers")
-    processes = [start_program("race_write", cwd=workdir, stderr=subprocess.DEVNULL)
-                 for _ in range(2)]
+    processes = [
+        start_program("race_write", cwd=workdir, stderr=subprocess.DEVNULL) for _ in range(2)
+    ]
     for process in processes:
         assert process.stdout is not None and process.stdout.readline().strip() == "ready"
     yield lambda: processes

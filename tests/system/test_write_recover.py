@@ -29,23 +29,35 @@ def interrupt(query: StreamingQuery, host: str = "elsewhere", pid: int = 4242) -
     shutil.copy(query.checkpoint / "offsets" / str(n), query.checkpoint / "offsets" / str(n + 1))
     edits = query.checkpoint / "_savepoint" / "edits"
     edits.mkdir(parents=True)
-    (edits / f"{n + 1}.0b1d.json").write_text(json.dumps({
-        "batch": n + 1, "edit": "upsert into savepoint state agg_0.default", "host": host,
-        "pid": pid, "processStartedMs": -1, "claimedAt": "2026-11-22T10:00:00Z"}))
+    (edits / f"{n + 1}.0b1d.json").write_text(
+        json.dumps(
+            {
+                "batch": n + 1,
+                "edit": "upsert into savepoint state agg_0.default",
+                "host": host,
+                "pid": pid,
+                "processStartedMs": -1,
+                "claimedAt": "2026-11-22T10:00:00Z",
+            }
+        )
+    )
     return n + 1
 
 
-def test_edit_in_progress_on_this_host_is_a_concurrent_write(spark, checkpoints,
-                                                             tmp_path: Path) -> None:
+def test_edit_in_progress_on_this_host_is_a_concurrent_write(
+    spark, checkpoints, tmp_path: Path
+) -> None:
     """A claim whose writer runs on this host (here: this very JVM) is an edit in progress,
     not an interrupted one: the write backs off, and recover refuses even with force."""
     query = checkpoints[("agg", "hdfs")].copy(tmp_path / "query")
     batch = interrupt(query, *bridge.driver_process(spark))
     attach(spark, str(query.checkpoint), "rec")
     before = snapshot(query.checkpoint)
-    busy = (rf"SAVEPOINT_CONCURRENT_WRITE\] Cannot commit batch {batch} of checkpoint"
-            rf" '{query.checkpoint}': another edit is writing it \(upsert into savepoint state"
-            r" agg_0\.default by pid \d+ on host .*run it again")
+    busy = (
+        rf"SAVEPOINT_CONCURRENT_WRITE\] Cannot commit batch {batch} of checkpoint"
+        rf" '{query.checkpoint}': another edit is writing it \(upsert into savepoint state"
+        r" agg_0\.default by pid \d+ on host .*run it again"
+    )
     with pytest.raises(Exception, match=busy):
         spark.sql(EDIT)
     with pytest.raises(Exception, match=busy):
@@ -54,16 +66,19 @@ def test_edit_in_progress_on_this_host_is_a_concurrent_write(spark, checkpoints,
 
 
 @pytest.mark.slow
-def test_interrupted_edit_of_another_host_is_refused_then_recovered(spark, tmp_path: Path,
-                                                                    capsys) -> None:
+def test_interrupted_edit_of_another_host_is_refused_then_recovered(
+    spark, tmp_path: Path, capsys
+) -> None:
     query = build(spark, "agg", "hdfs", tmp_path / "query")
     batch = interrupt(query)
     attach(spark, str(query.checkpoint), "rec")
     before = snapshot(query.checkpoint)
-    refusal = (rf"SAVEPOINT_INTERRUPTED_EDIT\] Batch {batch} of checkpoint"
-               rf" '{query.checkpoint}' was claimed by an edit that has not committed"
-               r" \(upsert into savepoint state agg_0\.default by pid 4242 on host elsewhere.*"
-               rf"spark-savepoint recover {query.checkpoint} --force")
+    refusal = (
+        rf"SAVEPOINT_INTERRUPTED_EDIT\] Batch {batch} of checkpoint"
+        rf" '{query.checkpoint}' was claimed by an edit that has not committed"
+        r" \(upsert into savepoint state agg_0\.default by pid 4242 on host elsewhere.*"
+        rf"spark-savepoint recover {query.checkpoint} --force"
+    )
     with pytest.raises(Exception, match=refusal):
         spark.sql(EDIT)
     with pytest.raises(Exception, match=refusal):
@@ -73,10 +88,13 @@ def test_interrupted_edit_of_another_host_is_refused_then_recovered(spark, tmp_p
     assert main(["recover", str(query.checkpoint), "--force"]) == 0
     assert capsys.readouterr().out.strip() == (
         f"savepoint: completed interrupted batch {batch} of '{query.checkpoint}' without the"
-        f" edit (the state is that of batch {batch - 1})")
+        f" edit (the state is that of batch {batch - 1})"
+    )
     assert last_batch(query.checkpoint) == batch
     assert recover(spark, str(query.checkpoint)).startswith("savepoint: nothing to recover")
     spark.sql(EDIT)
     query.add_input(restart_rows("agg"))
-    assert query.run(spark) == [{"user": "alice", "cnt": 4, "total": 25},
-                                {"user": "dave", "cnt": 11, "total": 108}]
+    assert query.run(spark) == [
+        {"user": "alice", "cnt": 4, "total": 25},
+        {"user": "dave", "cnt": 11, "total": 108},
+    ]
