@@ -6,16 +6,20 @@ JVM actions, and turns the ``SAVEPOINT_*`` errors they raise into
 :class:`~spark_savepoint.catalog.errors.SavepointError` subclasses. Everything else in Python
 works with plain values and this module's functions.
 
->>> CATALOG_CLASS
-'dev.sparksavepoint.SavepointCatalog'
+>>> error = savepoint_error(Exception("[SAVEPOINT_NO_SUCH_STATE] No state 'x' in agg_0."))
+>>> type(error).__name__, error.error_class
+('NoSuchState', 'SAVEPOINT_NO_SUCH_STATE')
+>>> savepoint_error(ValueError("unrelated")) is None
+True
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from spark_savepoint.catalog.errors import JvmPieceMissing, savepoint_errors
+from spark_savepoint.catalog.errors import JvmPieceMissing, SavepointError, from_message
 from spark_savepoint.catalog.jar import jar_path
 
 if TYPE_CHECKING:
@@ -28,6 +32,52 @@ READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
 LOGGER = "dev.sparksavepoint"
 EDITS_LOGGER = "dev.sparksavepoint.edits"
 CRASH_POINT_PROPERTY = "dev.sparksavepoint.haltAt"
+
+
+def savepoint_error(error: BaseException) -> SavepointError | None:
+    """The :class:`SavepointError` subclass instance that a pyspark, py4j or Python error
+    carries (by its Java cause chain or its message), or None."""
+    if isinstance(error, SavepointError):
+        return error
+    return next(filter(None, map(from_message, _messages(error))), None)
+
+
+def _messages(error: BaseException) -> Iterator[str]:
+    """Messages to search, most specific first: the Java exception and its causes, then str()."""
+    java = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
+    seen = 0
+    while java is not None and seen < 20:
+        try:
+            yield str(java.getMessage() or "")
+            java = java.getCause()
+        except Exception:  # a py4j object of a stopped JVM
+            break
+        seen += 1
+    yield str(error)
+
+
+@contextmanager
+def savepoint_errors() -> Iterator[None]:
+    """Re-raise any error that carries a ``SAVEPOINT_*`` class as its :class:`SavepointError`
+    subclass (the original stays as ``__cause__``)::
+
+        with savepoint_errors():
+            spark.sql("INSERT INTO savepoint.agg_0.default VALUES ('a', 1, 1)")
+    """
+    try:
+        yield
+    except SavepointError:
+        raise
+    except Exception as error:
+        converted = savepoint_error(error)
+        if converted is None:
+            raise
+        raise converted from error
+
+
+def from_java(error: BaseException) -> BaseException:
+    """The SavepointError inside a py4j/pyspark error, or the error itself when there is none."""
+    return savepoint_error(error) or error
 
 
 def _jvm(spark: SparkSession) -> Any:

@@ -4,20 +4,19 @@ message one line naming the checkpoint, operator, state, column, batch or file, 
 The JVM catalog raises the same classes as Spark ``AnalysisException`` s whose condition
 (``e.getCondition()``) is the ``SAVEPOINT_*`` class. Our own entry points (``session``,
 ``attach``, ``create_savepoint``, the CLI) raise the subclasses below; for ``spark.sql(...)``,
-turn pyspark's exception into ours with :func:`savepoint_error` or :func:`savepoint_errors`:
+turn pyspark's exception into ours with ``spark_savepoint.savepoint_error`` or
+``savepoint_errors`` (they read the Java exception: see :mod:`spark_savepoint.catalog.bridge`).
 
->>> error = savepoint_error(Exception("[SAVEPOINT_NO_SUCH_STATE] No state 'x' in operator agg_0."))
->>> type(error).__name__, error.error_class
-('NoSuchState', 'SAVEPOINT_NO_SUCH_STATE')
->>> isinstance(error, SavepointError), savepoint_error(ValueError("unrelated")) is None
-(True, True)
+>>> error = from_message("[SAVEPOINT_NO_SUCH_STATE] No state 'x' in operator agg_0.")
+>>> type(error).__name__, error.error_class, isinstance(error, SavepointError)
+('NoSuchState', 'SAVEPOINT_NO_SUCH_STATE', True)
+>>> from_message("unrelated") is None
+True
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 _CLASS = re.compile(r"\[(SAVEPOINT_[A-Z_]+)\]\s*([^\n]*)")
 
@@ -238,52 +237,10 @@ BY_CLASS: dict[str, type[SavepointError]] = {
 """Every ``SAVEPOINT_*`` class -> its exception type."""
 
 
-def savepoint_error(error: BaseException) -> SavepointError | None:
-    """The :class:`SavepointError` subclass instance that a pyspark, py4j or Python error
-    carries (by its condition, its Java cause chain or its message), or None."""
-    if isinstance(error, SavepointError):
-        return error
-    for text in _texts(error):
-        match = _CLASS.search(text)
-        if match:
-            error_class, message = match.group(1), match.group(2).strip()
-            return BY_CLASS.get(error_class, SavepointError)(message, error_class)
-    return None
-
-
-def _texts(error: BaseException) -> Iterator[str]:
-    """Messages to search, most specific first: the Java exception and its causes, then str()."""
-    java = getattr(error, "java_exception", None) or getattr(error, "_origin", None)
-    seen = 0
-    while java is not None and seen < 20:
-        try:
-            yield str(java.getMessage() or "")
-            java = java.getCause()
-        except Exception:  # a py4j object of a stopped JVM
-            break
-        seen += 1
-    yield str(error)
-
-
-@contextmanager
-def savepoint_errors() -> Iterator[None]:
-    """Re-raise any error that carries a ``SAVEPOINT_*`` class as its :class:`SavepointError`
-    subclass (the original stays as ``__cause__``)::
-
-        with savepoint_errors():
-            spark.sql("INSERT INTO savepoint.agg_0.default VALUES ('a', 1, 1)")
-    """
-    try:
-        yield
-    except SavepointError:
-        raise
-    except Exception as error:
-        converted = savepoint_error(error)
-        if converted is None:
-            raise
-        raise converted from error
-
-
-def from_java(error: BaseException) -> BaseException:
-    """The SavepointError inside a py4j/pyspark error, or the error itself when there is none."""
-    return savepoint_error(error) or error
+def from_message(text: str) -> SavepointError | None:
+    """The error a message names by its ``[SAVEPOINT_*]`` class, or None when it names none."""
+    match = _CLASS.search(text)
+    if match is None:
+        return None
+    error_class, message = match.group(1), match.group(2).strip()
+    return BY_CLASS.get(error_class, SavepointError)(message, error_class)

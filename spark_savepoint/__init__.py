@@ -16,11 +16,8 @@ from pkgutil import extend_path
 # sub-packages (mapped from ../catalog, ../sql_ext, ../udfs) where pip installed them.
 __path__ = extend_path(__path__, __name__)
 
-from spark_savepoint.catalog.errors import (  # noqa: E402
-    SavepointError,
-    savepoint_error,
-    savepoint_errors,
-)
+from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # noqa: E402
+from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402

@@ -13,7 +13,8 @@ if __name__ != "spark_savepoint.sql_ext":  # e.g. ``import sql_ext`` from a sour
     raise ImportError(f"{__name__} is not a package of its own: import spark_savepoint.sql_ext")
 
 
-from spark_savepoint.catalog.errors import SavepointError, savepoint_error, savepoint_errors
+from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors
+from spark_savepoint.catalog.errors import SavepointError
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover
 from spark_savepoint.sql_ext.empty import create_savepoint
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint, savepoint_error
+from spark_savepoint.catalog.bridge import savepoint_error
+from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf

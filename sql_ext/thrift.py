@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.catalog.errors import PortInUse, from_java
+from spark_savepoint.catalog.bridge import from_java
+from spark_savepoint.catalog.errors import PortInUse
 from spark_savepoint.sql_ext.quiet import log_options
 from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
 from spark_savepoint.sql_ext.views import sync_views

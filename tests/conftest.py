@@ -12,9 +12,7 @@ import pytest
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from tests.support.streaming_queries import SUPPORTED, StreamingQuery, build  # noqa: E402
-
-CASES = [(kind, provider) for kind, providers in SUPPORTED.items() for provider in providers]
+from tests.support.streaming_queries import CASES, StreamingQuery, build  # noqa: E402
 
 
 @pytest.fixture(scope="session")

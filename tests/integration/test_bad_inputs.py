@@ -24,8 +24,7 @@ import pytest
 from pyspark.errors import PySparkException
 
 from spark_savepoint import attach, create_savepoint, session
-from spark_savepoint.catalog.bridge import CATALOG_CLASS
-from spark_savepoint.catalog.errors import savepoint_error
+from spark_savepoint.catalog.bridge import CATALOG_CLASS, savepoint_error
 from spark_savepoint.sql_ext.cli import main
 
 Setup = Callable[..., None]

@@ -7,8 +7,8 @@ import pytest
 from pyspark.sql.types import StructType
 
 from spark_savepoint import attach
-from tests.conftest import CASES
 from tests.support.state_rows import leaf_rows
+from tests.support.streaming_queries import CASES
 
 UID_KIND = {
     "agg": "agg",

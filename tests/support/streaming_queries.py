@@ -340,6 +340,11 @@ SUPPORTED: dict[str, tuple[str, ...]] = {
 }
 """Kind -> state store providers Spark allows for it (transformWithState needs RocksDB)."""
 
+CASES: list[tuple[str, str]] = [
+    (kind, provider) for kind, providers in SUPPORTED.items() for provider in providers
+]
+"""Every (kind, provider) pair the test session builds a checkpoint for."""
+
 
 UIDS: dict[str, str] = {
     "agg": "agg_0", "window_agg": "agg_0", "dedup": "dedup_0", "join": "join_0",
