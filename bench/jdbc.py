@@ -1,6 +1,6 @@
 """JDBC latency of the Thrift server: metadata calls and small queries, warm.
 
-    python bench/thrift.py [--keys 1000] [--repeat 20] [--dir bench/out]
+    python bench/jdbc.py [--keys 1000] [--repeat 20] [--dir bench/out]
 
 Starts ``spark-savepoint thriftserver`` in-process (read-only, local[2]) over a keyed
 aggregation state, connects with PyHive over loopback, warms up once, then prints the median of
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import socket
-import sys
 import tempfile
 from pathlib import Path
 
@@ -21,10 +20,6 @@ from common import build_keyed_state, median_seconds
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext.thrift import create_session, start
-
-# This file's folder comes first on sys.path and this file is named like the `thrift` package
-# that PyHive imports: drop the folder before importing PyHive.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
 
 GOAL_SECONDS = 0.3
 
