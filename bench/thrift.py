@@ -68,7 +68,7 @@ def main() -> None:
         "spark.sql.shuffle.partitions": "4", "spark.ui.showConsoleProgress": "false"})
     spark.sparkContext.setLogLevel("ERROR")
     builder = spark.newSession()  # writes the checkpoint: exempt from the read-only guard
-    spark._jvm.dev.sparksavepoint.ReadOnlyGuard.exempt(builder._jsparkSession)
+    spark._jvm.dev.sparksavepoint.PythonEntry.exemptFromReadOnly(builder._jsparkSession)
     build_keyed_state(builder, Path(args.dir), "hdfs", args.keys)
     port = _free_port()
     server = start(spark, catalogs, port=port, state_dir=state_dir)

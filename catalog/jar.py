@@ -24,9 +24,9 @@ import pyspark
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
 JAR_NAME = "spark-savepoint.jar"
-CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
-EXTENSIONS_CLASS = "dev.sparksavepoint.SavepointExtensions"
-QUERY_LISTENER_CLASS = "dev.sparksavepoint.QueryRuns"
+CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog"
+EXTENSIONS_CLASS = "dev.sparksavepoint.sql.SavepointExtensions"
+QUERY_LISTENER_CLASS = "dev.sparksavepoint.commit.QueryRuns"
 
 
 def pyspark_jars() -> Path:

@@ -38,7 +38,7 @@ class EditReport:
 
 def last_edit(spark: SparkSession) -> EditReport | None:
     """The last edit this driver made (any session), or None before the first."""
-    report = spark._jvm.dev.sparksavepoint.EditReport.last()  # type: ignore[attr-defined]
+    report = spark._jvm.dev.sparksavepoint.PythonEntry.lastEdit()  # type: ignore[attr-defined]
     if report is None:
         return None
     batch = int(report.batchId())
@@ -59,5 +59,5 @@ def recover(spark: SparkSession, path: str, force: bool = False) -> str:
     """
     jvm = spark._jvm  # type: ignore[attr-defined]
     with savepoint_errors():
-        return str(jvm.dev.sparksavepoint.InterruptedEdit.recover(
+        return str(jvm.dev.sparksavepoint.PythonEntry.recover(
             spark._jsparkSession, str(path), bool(force)))  # type: ignore[attr-defined]

@@ -32,5 +32,5 @@ def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
     """
     jvm = spark._jvm  # type: ignore[attr-defined]
     with savepoint_errors():
-        return str(jvm.dev.sparksavepoint.EmptySavepoint.create(
+        return str(jvm.dev.sparksavepoint.PythonEntry.createEmptySavepoint(
             spark._jsparkSession, str(target), str(like)))  # type: ignore[attr-defined]

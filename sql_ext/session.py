@@ -114,9 +114,8 @@ def attach(
 def _create_if_missing(spark: SparkSession, path: str, like: str | None) -> None:
     if like is None:
         return
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
-    if not jvm.dev.sparksavepoint.Checkpoint.exists(str(path), hadoop_conf):
+    entry = spark._jvm.dev.sparksavepoint.PythonEntry  # type: ignore[attr-defined]
+    if not entry.checkpointExists(spark._jsparkSession, str(path)):  # type: ignore[attr-defined]
         create_savepoint(spark, path, like)
 
 
@@ -135,6 +134,5 @@ def _require_jar(spark: SparkSession) -> None:
 
 def _check_checkpoint(spark: SparkSession, path: str) -> None:
     """Fail early, with the catalog's own message, when ``path`` is not a checkpoint."""
-    jvm = spark._jvm  # type: ignore[attr-defined]
-    hadoop_conf = spark._jsparkSession.sessionState().newHadoopConf()  # type: ignore[attr-defined]
-    jvm.dev.sparksavepoint.Checkpoint.open(str(path), hadoop_conf)
+    entry = spark._jvm.dev.sparksavepoint.PythonEntry  # type: ignore[attr-defined]
+    entry.openCheckpoint(spark._jsparkSession, str(path))  # type: ignore[attr-defined]

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
+GUARD_CLASS = "dev.sparksavepoint.sql.ReadOnlyGuard"
 STATE_SUFFIX = "_catalog"
 REFRESH_SECONDS = 5.0
 
@@ -139,7 +139,7 @@ def start(
     :func:`server_conf`) and the view refresher."""
     jvm = spark._jvm  # type: ignore[attr-defined]
     admin = spark.newSession()
-    jvm.dev.sparksavepoint.ReadOnlyGuard.exempt(admin._jsparkSession)  # type: ignore[attr-defined]
+    jvm.dev.sparksavepoint.PythonEntry.exemptFromReadOnly(admin._jsparkSession)  # type: ignore[attr-defined]
     handle = ThriftServer(spark, admin, None, dict(catalogs), "", {}, refresh_seconds)
     try:
         handle.sync()

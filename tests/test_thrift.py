@@ -48,7 +48,7 @@ def test_server_is_read_only_unless_asked() -> None:
     conf = server_conf({"savepoint": "/ckpt"}, state_dir="/s")
     assert conf["spark.savepoint.readOnly"] == "true"
     assert conf["spark.sql.extensions"].split(",") == [
-        "dev.sparksavepoint.SavepointExtensions", "dev.sparksavepoint.ReadOnlyGuard"]
+        "dev.sparksavepoint.sql.SavepointExtensions", "dev.sparksavepoint.sql.ReadOnlyGuard"]
     assert conf[f"spark.sql.catalog.{state_catalog('savepoint')}.path"] == "/ckpt"
     writable = server_conf({"savepoint": "/ckpt"}, state_dir="/s", allow_writes=True)
     assert writable["spark.savepoint.readOnly"] == "false"
