@@ -22,19 +22,6 @@ public record Operator(
     List<String> storeNames,
     OperatorProperties properties) {
 
-  /** Operator names as Spark records them, mapped to the uid kinds. */
-  private static final Map<String, String> KINDS = Map.ofEntries(
-      Map.entry("stateStoreSave", "agg"),
-      Map.entry("sessionWindowStateStoreSaveExec", "session"),
-      Map.entry("dedupe", "dedup"),
-      Map.entry("dedupeWithinWatermark", "dedup"),
-      Map.entry("symmetricHashJoin", "join"),
-      Map.entry("flatMapGroupsWithState", "groupstate"),
-      Map.entry("applyInPandasWithState", "groupstate"),
-      Map.entry("transformWithStateExec", "tws"),
-      Map.entry("transformWithStateInPandasExec", "tws"),
-      Map.entry("transformWithStateInPySparkExec", "tws"));
-
   /** The name of the table that lists a transformWithState operator's registered timers. */
   public static final String TIMERS_TABLE = "timers";
 
@@ -48,9 +35,22 @@ public record Operator(
     return properties.hasTimers();
   }
 
+  /** The uid kind of the operator Spark records as {@code name}. */
   public String kind() {
-    String kind = KINDS.get(name);
-    if (kind != null) return kind;
+    return switch (name) {
+      case "stateStoreSave" -> "agg";
+      case "sessionWindowStateStoreSaveExec" -> "session";
+      case "dedupe", "dedupeWithinWatermark" -> "dedup";
+      case "symmetricHashJoin" -> "join";
+      case "flatMapGroupsWithState", "applyInPandasWithState" -> "groupstate";
+      case "transformWithStateExec", "transformWithStateInPandasExec",
+          "transformWithStateInPySparkExec" -> "tws";
+      default -> guessKind(name);
+    };
+  }
+
+  /** The kind of an operator name this version does not know, by what it contains. */
+  private static String guessKind(String name) {
     String lower = name.toLowerCase(Locale.ROOT);
     if (lower.contains("transformwithstate")) return "tws";
     if (lower.contains("dedup")) return "dedup";

@@ -268,72 +268,63 @@ public final class Errors {
     return "state " + uid + "." + state + " of checkpoint '" + path + "'";
   }
 
+  /** The message of a refused write: "Cannot write state uid.state of checkpoint 'path': ...". */
+  private static String cannotWrite(String path, String uid, String state, String why) {
+    return "Cannot write " + where(path, uid, state) + ": " + why;
+  }
+
   public static RuntimeException queryRunning(String path, String uid, String state,
       String query) {
-    return analysis(
-        "SAVEPOINT_QUERY_RUNNING",
-        "Cannot write " + where(path, uid, state) + ": streaming query " + query + " of this"
-            + " session is running on it. Stop it (query.stop()), write, then restart it.");
+    return analysis("SAVEPOINT_QUERY_RUNNING", cannotWrite(path, uid, state, "streaming query "
+        + query + " of this session is running on it. Stop it (query.stop()), write, then"
+        + " restart it."));
   }
 
   public static RuntimeException writeUncommitted(String path, String uid, String state,
       long batchId) {
-    return analysis(
-        "SAVEPOINT_UNCOMMITTED_BATCH",
-        "Cannot write " + where(path, uid, state) + ": batch " + batchId + " is planned"
-            + " (offsets/" + batchId + ") but not committed (no commits/" + batchId + "): the"
-            + " query is running or stopped mid-batch. Stop the query, or restart it until the"
-            + " batch commits, then write again.");
+    return analysis("SAVEPOINT_UNCOMMITTED_BATCH", cannotWrite(path, uid, state, "batch "
+        + batchId + " is planned (offsets/" + batchId + ") but not committed (no commits/"
+        + batchId + "): the query is running or stopped mid-batch. Stop the query, or restart"
+        + " it until the batch commits, then write again."));
   }
 
   public static RuntimeException readOnlyState(String path, String uid, String state,
       String why) {
-    return analysis(
-        "SAVEPOINT_READ_ONLY_STATE",
-        "Cannot write " + where(path, uid, state) + ": " + why);
+    return analysis("SAVEPOINT_READ_ONLY_STATE", cannotWrite(path, uid, state, why));
   }
 
   public static RuntimeException columnMismatch(String path, String uid, String state,
       String problem, String expected) {
-    return analysis(
-        "SAVEPOINT_COLUMN_MISMATCH",
-        "Cannot write " + where(path, uid, state) + ": " + problem + ". The table's columns are "
-            + expected + " (partition_id is optional and recomputed). Give them by position, or"
-            + " all by name.");
+    return analysis("SAVEPOINT_COLUMN_MISMATCH", cannotWrite(path, uid, state, problem
+        + ". The table's columns are " + expected + " (partition_id is optional and"
+        + " recomputed). Give them by position, or all by name."));
   }
 
   public static RuntimeException typeMismatch(String path, String uid, String state,
       String column, String expected, String given, String fix) {
-    return analysis(
-        "SAVEPOINT_TYPE_MISMATCH",
-        "Cannot write " + where(path, uid, state) + ": column " + column + " is " + expected
-            + " but the statement gives " + given + ". " + fix);
+    return analysis("SAVEPOINT_TYPE_MISMATCH", cannotWrite(path, uid, state, "column " + column
+        + " is " + expected + " but the statement gives " + given + ". " + fix));
   }
 
+  /** A NULL key in an incoming row: found in a write task. */
   public static RuntimeException nullKey(String path, String uid, String state, String column) {
-    return rejected(
-        "SAVEPOINT_NULL_KEY",
-        "Cannot write " + where(path, uid, state) + ": key column " + column + " is NULL in an"
-            + " incoming row. State keys cannot be NULL: filter such rows out (WHERE " + column
-            + " IS NOT NULL). Nothing was written.");
+    return rejected("SAVEPOINT_NULL_KEY", cannotWrite(path, uid, state, "key column " + column
+        + " is NULL in an incoming row. State keys cannot be NULL: filter such rows out (WHERE "
+        + column + " IS NOT NULL). Nothing was written."));
   }
 
   /** A NULL key given as a literal (VALUES (NULL, ...)): found on the driver. */
   public static RuntimeException nullKeyGiven(String path, String uid, String state,
       String column) {
-    return analysis(
-        "SAVEPOINT_NULL_KEY",
-        "Cannot write " + where(path, uid, state) + ": key column " + column + " is given as"
-            + " NULL. State keys cannot be NULL: give a value. Nothing was written.");
+    return analysis("SAVEPOINT_NULL_KEY", cannotWrite(path, uid, state, "key column " + column
+        + " is given as NULL. State keys cannot be NULL: give a value. Nothing was written."));
   }
 
   public static RuntimeException duplicateKey(String path, String uid, String state,
       String key) {
-    return rejected(
-        "SAVEPOINT_DUPLICATE_KEY",
-        "Cannot write " + where(path, uid, state) + ": the statement gives key " + key
-            + " more than once. Give each key at most once (e.g. aggregate or deduplicate the"
-            + " rows first). Nothing was written.");
+    return rejected("SAVEPOINT_DUPLICATE_KEY", cannotWrite(path, uid, state, "the statement"
+        + " gives key " + key + " more than once. Give each key at most once (e.g. aggregate"
+        + " or deduplicate the rows first). Nothing was written."));
   }
 
   public static RuntimeException wrongPartition(String path, String uid, String state,
@@ -355,12 +346,10 @@ public final class Errors {
 
   public static RuntimeException queryAlive(String path, String uid, String state,
       String activity, String forceConf) {
-    return analysis(
-        "SAVEPOINT_QUERY_ALIVE",
-        "Cannot write " + where(path, uid, state) + ": its streaming query may still be"
-            + " running (" + activity + "). Stop the query (query.stop(), or end its"
-            + " application) before editing; if you know it is stopped, write with the option"
-            + " force=true (SET " + forceConf + "=true, or --force).");
+    return analysis("SAVEPOINT_QUERY_ALIVE", cannotWrite(path, uid, state, "its streaming query"
+        + " may still be running (" + activity + "). Stop the query (query.stop(), or end its"
+        + " application) before editing; if you know it is stopped, write with the option"
+        + " force=true (SET " + forceConf + "=true, or --force)."));
   }
 
   public static RuntimeException interruptedEdit(String path, long batchId, String claims) {

@@ -12,34 +12,18 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * own scan, applies the statement, and hands every remaining row to a replacing write. The
  * write then stores only the difference (removed keys and changed values; unchanged keys are
  * not rewritten), as one new batch.
+ *
+ * @param table the table's name, for descriptions
+ * @param scans the table's scans
+ * @param writes the table's write builders (the rewrite replaces the table's content)
  */
-public final class StateRewrite implements RowLevelOperation {
-  private final String table;
-  private final Command command;
-  private final Function<CaseInsensitiveStringMap, ScanBuilder> scans;
-  private final Function<LogicalWriteInfo, StateWriteBuilder> writes;
-
-  /**
-   * @param scans the table's scans
-   * @param writes the table's write builders (the rewrite replaces the table's content)
-   */
-  public StateRewrite(String table, Command command,
-      Function<CaseInsensitiveStringMap, ScanBuilder> scans,
-      Function<LogicalWriteInfo, StateWriteBuilder> writes) {
-    this.table = table;
-    this.command = command;
-    this.scans = scans;
-    this.writes = writes;
-  }
+public record StateRewrite(String table, Command command,
+    Function<CaseInsensitiveStringMap, ScanBuilder> scans,
+    Function<LogicalWriteInfo, StateWriteBuilder> writes) implements RowLevelOperation {
 
   @Override
   public String description() {
     return command + " on savepoint state " + table;
-  }
-
-  @Override
-  public Command command() {
-    return command;
   }
 
   @Override
