@@ -25,10 +25,12 @@ from spark_savepoint.catalog.jar import jar_path
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-CATALOG_CLASS = "dev.sparksavepoint.SavepointCatalog"
-EXTENSIONS_CLASS = "dev.sparksavepoint.SavepointExtensions"
-QUERY_LISTENER_CLASS = "dev.sparksavepoint.QueryRuns"
-READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.ReadOnlyGuard"
+# Class names Spark loads by configuration (set before the JVM starts, so spelled out here;
+# tests/integration check them against PythonEntry's constants).
+CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog"
+EXTENSIONS_CLASS = "dev.sparksavepoint.sql.SavepointExtensions"
+QUERY_LISTENER_CLASS = "dev.sparksavepoint.commit.QueryRuns"
+READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.sql.ReadOnlyGuard"
 LOGGER = "dev.sparksavepoint"
 EDITS_LOGGER = "dev.sparksavepoint.edits"
 CRASH_POINT_PROPERTY = "dev.sparksavepoint.haltAt"
@@ -88,9 +90,20 @@ def _jsession(spark: SparkSession) -> Any:
     return spark._jsparkSession  # type: ignore[attr-defined]
 
 
-def _ours(spark: SparkSession) -> Any:
-    """The JVM package of our classes."""
-    return _jvm(spark).dev.sparksavepoint
+def _entry(spark: SparkSession) -> Any:
+    """``dev.sparksavepoint.PythonEntry``: the JVM side's only entry point for Python."""
+    return _jvm(spark).dev.sparksavepoint.PythonEntry
+
+
+def jvm_class_names(spark: SparkSession) -> dict[str, str]:
+    """The configured class names as the JVM spells them (to check the constants above)."""
+    entry = _entry(spark)
+    return {
+        "CATALOG_CLASS": str(entry.catalogClass()),
+        "EXTENSIONS_CLASS": str(entry.extensionsClass()),
+        "QUERY_LISTENER_CLASS": str(entry.queryListenerClass()),
+        "READ_ONLY_GUARD_CLASS": str(entry.readOnlyGuardClass()),
+    }
 
 
 def require_jar(spark: SparkSession) -> None:
@@ -107,28 +120,22 @@ def require_jar(spark: SparkSession) -> None:
         ) from error
 
 
-def checkpoint_exists(spark: SparkSession, path: str) -> bool:
-    """Whether a checkpoint (or savepoint) folder exists at ``path`` (any Hadoop file system)."""
+def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:
+    """Raise the catalog's own error when ``path`` is not a readable checkpoint; with ``like``,
+    a missing ``path`` is first created as an empty savepoint shaped like that checkpoint."""
     with savepoint_errors():
-        conf = _jsession(spark).sessionState().newHadoopConf()
-        return bool(_ours(spark).Checkpoint.exists(str(path), conf))
-
-
-def check_checkpoint(spark: SparkSession, path: str) -> None:
-    """Raise the catalog's own error when ``path`` is not a readable checkpoint."""
-    with savepoint_errors():
-        _ours(spark).Checkpoint.open(str(path), _jsession(spark).sessionState().newHadoopConf())
+        _entry(spark).openCheckpoint(_jsession(spark), str(path), like)
 
 
 def create_empty_savepoint(spark: SparkSession, target: str, like: str) -> str:
     """Create the empty savepoint ``target`` shaped like checkpoint ``like``; one-line summary."""
     with savepoint_errors():
-        return str(_ours(spark).EmptySavepoint.create(_jsession(spark), str(target), str(like)))
+        return str(_entry(spark).createEmptySavepoint(_jsession(spark), str(target), str(like)))
 
 
 def last_edit(spark: SparkSession) -> dict[str, Any] | None:
     """This driver's last edit as plain values (``batch_id`` None when it committed nothing)."""
-    report = _ours(spark).EditReport.last()
+    report = _entry(spark).lastEdit()
     if report is None:
         return None
     batch = int(report.batchId())
@@ -145,12 +152,12 @@ def last_edit(spark: SparkSession) -> dict[str, Any] | None:
 def recover(spark: SparkSession, path: str, force: bool) -> str:
     """Complete an interrupted edit's batch in ``path``; one line saying what it did."""
     with savepoint_errors():
-        return str(_ours(spark).InterruptedEdit.recover(_jsession(spark), str(path), bool(force)))
+        return str(_entry(spark).recover(_jsession(spark), str(path), bool(force)))
 
 
 def exempt_from_read_only(spark: SparkSession) -> None:
     """Let ``spark`` (one session of an application) write despite ``spark.savepoint.readOnly``."""
-    _ours(spark).ReadOnlyGuard.exempt(_jsession(spark))
+    _entry(spark).exemptFromReadOnly(_jsession(spark))
 
 
 def view_text(spark: SparkSession, database: str, name: str) -> str | None:

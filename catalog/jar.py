@@ -1,8 +1,9 @@
 """The one JVM piece: locate the spark-savepoint jar, (re)building it with javac when missing.
 
-The jar ships prebuilt next to its sources (``catalog/jvm``). Its sources' digest is stamped
+The jar ships prebuilt next to its sources (``catalog/jvm/src``). Its sources' digest is stamped
 beside it; when the stamp does not match (sources edited, another pyspark), the jar is rebuilt
-with ``javac --release 17`` against pyspark's own jars: no Maven, no manual step.
+with ``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
+tests (``catalog/jvm/test``, never in the jar) compile the same way: :func:`run_unit_tests`.
 
 >>> jar_path().name
 'spark-savepoint.jar'
@@ -23,6 +24,8 @@ import pyspark
 
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
+TEST_DIR = JVM_DIR / "test"
+UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
 JAR_NAME = "spark-savepoint.jar"
 
 
@@ -31,8 +34,8 @@ def pyspark_jars() -> Path:
     return Path(pyspark.__file__).parent / "jars"
 
 
-def _sources() -> list[Path]:
-    return sorted(SOURCE_DIR.rglob("*.java"))
+def _sources(folder: Path = SOURCE_DIR) -> list[Path]:
+    return sorted(folder.rglob("*.java"))
 
 
 def source_digest() -> str:
@@ -67,10 +70,15 @@ def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK)
 
 
-def _javac() -> str:
+def _jdk_tool(name: str) -> str | None:
+    """``name`` (javac, java) of $JAVA_HOME, else the one on the PATH."""
     home = os.environ.get("JAVA_HOME")
-    candidate = Path(home, "bin", "javac") if home else None
-    javac = str(candidate) if candidate and candidate.exists() else shutil.which("javac")
+    candidate = Path(home, "bin", name) if home else None
+    return str(candidate) if candidate and candidate.exists() else shutil.which(name)
+
+
+def _javac() -> str:
+    javac = _jdk_tool("javac")
     if not javac:
         raise RuntimeError(
             "[SAVEPOINT_JAR] javac not found: install a JDK 17+ (e.g. apt-get install "
@@ -80,18 +88,21 @@ def _javac() -> str:
     return javac
 
 
+def _compile(sources: list[Path], classpath: str, classes: Path) -> None:
+    command = [
+        _javac(), "--release", "17", "-nowarn", "-encoding", "UTF-8",
+        "-cp", classpath, "-d", str(classes), *map(str, sources),
+    ]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"[SAVEPOINT_JAR] javac failed:\n{result.stderr}")
+
+
 def build(jar: Path) -> Path:
     """Compile the Java sources against pyspark's jars into ``jar`` (atomic replace)."""
     with tempfile.TemporaryDirectory(prefix="spark-savepoint-javac-") as tmp:
         classes = Path(tmp, "classes")
-        command = [
-            _javac(), "--release", "17", "-nowarn", "-encoding", "UTF-8",
-            "-cp", f"{pyspark_jars()}/*", "-d", str(classes),
-            *map(str, _sources()),
-        ]  # fmt: skip
-        result = subprocess.run(command, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(f"[SAVEPOINT_JAR] javac failed:\n{result.stderr}")
+        _compile(_sources(), f"{pyspark_jars()}/*", classes)
         partial = Path(tmp, JAR_NAME)
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
@@ -100,3 +111,24 @@ def build(jar: Path) -> Path:
         shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
         os.replace(jar.with_suffix(".jar.tmp"), jar)
     return jar
+
+
+def build_tests(out_dir: Path) -> Path:
+    """Compile the JVM unit tests (``catalog/jvm/test``) against the jar into ``out_dir``."""
+    _compile(_sources(TEST_DIR), _test_classpath(), out_dir)
+    return out_dir
+
+
+def _test_classpath(*extra: Path) -> str:
+    return os.pathsep.join([*map(str, extra), str(jar_path()), f"{pyspark_jars()}/*"])
+
+
+def run_unit_tests() -> subprocess.CompletedProcess[str]:
+    """Compile and run the JVM unit tests (no Spark session); output and exit code 0 or 1."""
+    java = _jdk_tool("java")
+    if not java:
+        raise RuntimeError("[SAVEPOINT_JAR] java not found: install a JDK 17+")
+    with tempfile.TemporaryDirectory(prefix="spark-savepoint-tests-") as tmp:
+        classes = build_tests(Path(tmp, "classes"))
+        command = [java, "-cp", _test_classpath(classes), UNIT_TEST_RUNNER, str(classes)]
+        return subprocess.run(command, capture_output=True, text=True)

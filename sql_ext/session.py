@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.jar import jar_path
-from spark_savepoint.sql_ext.empty import create_savepoint
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -53,7 +52,7 @@ def session(
     """A SparkSession with the checkpoint at ``path`` attached as ``catalog``.
 
     With ``like``, a missing ``path`` is first created as an empty savepoint shaped like that
-    checkpoint (see :func:`sql_ext.create_savepoint`). Extra Spark settings go in ``conf``
+    checkpoint (see :func:`spark_savepoint.create_savepoint`). Extra Spark settings go in ``conf``
     (pass dotted keys with ``**{"spark.x": "y"}``). When a session is already running it is
     reused and the checkpoint attached to it; that session must have been started with the
     spark-savepoint jar on its driver classpath.
@@ -74,8 +73,7 @@ def session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
-        _create_if_missing(spark, path, like)
-        bridge.check_checkpoint(spark, path)
+        bridge.check_checkpoint(spark, path, like)
     return spark
 
 
@@ -103,12 +101,6 @@ def attach(
     that name pointed at before); with ``like``, create it first as an empty savepoint when
     missing."""
     bridge.require_jar(spark)
-    _create_if_missing(spark, path, like)
+    bridge.check_checkpoint(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():
         spark.conf.set(key, value)
-    bridge.check_checkpoint(spark, path)
-
-
-def _create_if_missing(spark: SparkSession, path: str, like: str | None) -> None:
-    if like is not None and not bridge.checkpoint_exists(spark, path):
-        create_savepoint(spark, path, like)

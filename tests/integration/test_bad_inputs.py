@@ -12,6 +12,7 @@ it first (``setup``), private otherwise. ``action`` is SQL (``{c}`` is the copy'
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import shlex
 import shutil
@@ -48,6 +49,30 @@ def truncate(name: str, keep: str) -> Setup:
         (folder / name).with_name(f".{Path(name).name}.crc").unlink(missing_ok=True)
 
     return damage
+
+
+def edit_tws_properties(edit: Callable[[str], str]) -> Setup:
+    """Rewrite the operatorPropertiesJson of the transformWithState operator's v2 metadata."""
+
+    def damage(spark, folder: Path) -> None:
+        path = folder / "state/0/_metadata/v2/0"
+        version, line, *rest = path.read_text().split("\n")
+        metadata = json.loads(line)
+        metadata["operatorPropertiesJson"] = edit(metadata["operatorPropertiesJson"])
+        path.write_text("\n".join([version, json.dumps(metadata), *rest]))
+        path.with_name(f".{path.name}.crc").unlink(missing_ok=True)
+
+    return damage
+
+
+def unknown_ttl_flag(properties: str) -> str:
+    """The properties with ``"ttlEnabled": null`` for state variable ``count`` (Spark's reader
+    takes that for false; a write must not)."""
+    parsed = json.loads(properties)
+    for variable in parsed["stateVariables"]:
+        if variable["stateName"] == "count":
+            variable["ttlEnabled"] = None
+    return json.dumps(parsed)
 
 
 def plan_batch(spark, folder: Path) -> None:
@@ -243,6 +268,14 @@ CASES = [
          r"File state/0/_metadata/metadata .*operator 0", garble("state/0/_metadata/metadata")),
     Case("garbled_tws_operator_metadata", T, "SELECT * FROM {c}.tws_0.count",
          "SAVEPOINT_CORRUPT_FILE", r"state/0/_metadata/v2/", garble("state/0/_metadata/v2/0")),
+    Case("garbled_tws_properties", T, "SELECT * FROM {c}.tws_0.count", "SAVEPOINT_CORRUPT_FILE",
+         r"state/0/_metadata/v2/.*operatorPropertiesJson.*operator 0",
+         edit_tws_properties(lambda properties: "{not json")),
+    # fails closed: a write must not guess that a state variable has no TTL
+    Case("tws_ttl_flag_unknown", T, "INSERT INTO {c}.tws_0.count VALUES ('zed', 1L)",
+         "SAVEPOINT_CORRUPT_FILE", r"operatorPropertiesJson of tws_0.*no ttlEnabled flag for"
+         r" state variable count.*cannot be told whether count has a TTL",
+         edit_tws_properties(unknown_ttl_flag)),
     Case("garbled_state_schema", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
          r"state/0/ \(state schema files of agg_0\.default\).*batch 1",
          garble("state/0/0/_metadata/schema")),

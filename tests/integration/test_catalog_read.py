@@ -7,6 +7,7 @@ import pytest
 from pyspark.sql.types import StructType
 
 from spark_savepoint import attach
+from spark_savepoint.catalog import bridge
 from tests.support.state_rows import leaf_rows
 from tests.support.streaming_queries import CASES
 
@@ -99,3 +100,12 @@ def test_tws_and_join_tables_are_named_after_states(spark, checkpoints) -> None:
     assert "left_keyToNumValues" in joins
     left = spark.sql("SELECT left_key, left_value FROM sp.join_0.left ORDER BY left_key")
     assert [tuple(r) for r in left.collect()] == [("a", 1), ("b", 2), ("c", 3)]
+
+
+def test_configured_class_names_match_the_jar(spark) -> None:
+    """The names Python sets before the JVM starts are the classes the jar has."""
+    assert bridge.jvm_class_names(spark) == {
+        name: getattr(bridge, name)
+        for name in ("CATALOG_CLASS", "EXTENSIONS_CLASS", "QUERY_LISTENER_CLASS",
+                     "READ_ONLY_GUARD_CLASS")
+    }  # fmt: skip

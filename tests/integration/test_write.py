@@ -295,3 +295,19 @@ def test_narrower_whole_number_key_is_widened(spark, copy: Copy) -> None:
     assert (written[6], written[7]) == (expected.a, expected.b)
     out = query.restart(spark)  # event 6 of the restart wave is now a duplicate
     assert 6 not in [r["event_id"] for r in out]
+
+
+def test_catalog_reuses_the_checkpoint_until_a_batch_commits(spark, copy: Copy) -> None:
+    """One statement's many catalog calls open the checkpoint once; an edit's batch, and time
+    travel to the batch before it, are seen by the next statement."""
+    _, table = copy("agg", "hdfs")
+    catalog = spark._jsparkSession.sessionState().catalogManager().catalog(CATALOG)
+    opened = catalog.checkpoint()
+    spark.sql(f"SHOW TABLES IN {CATALOG}.agg_0").collect()
+    assert catalog.checkpoint().equals(opened)  # the same object: nothing new in the logs
+    spark.sql(f"INSERT INTO {table} VALUES ('zed', 1L, 1L)")
+    assert not catalog.checkpoint().equals(opened)
+    assert catalog.checkpoint().lastCommitted() == opened.lastCommitted() + 1
+    assert ("zed", 1, 1) in rows(spark, table)
+    before = spark.sql(f"SELECT * FROM {table} VERSION AS OF {opened.lastCommitted()}")
+    assert "zed" not in [row[0] for row in before.collect()]

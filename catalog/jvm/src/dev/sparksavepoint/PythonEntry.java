@@ -1,0 +1,81 @@
+package dev.sparksavepoint;
+
+import dev.sparksavepoint.actions.EmptySavepoint;
+import dev.sparksavepoint.actions.RecoverEdit;
+import dev.sparksavepoint.catalog.SavepointCatalog;
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.commit.EditReport;
+import dev.sparksavepoint.commit.QueryRuns;
+import dev.sparksavepoint.sql.ReadOnlyGuard;
+import dev.sparksavepoint.sql.SavepointExtensions;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * The JVM entry points of the Python package, and only those: Python calls these static methods
+ * (through py4j, with {@code spark._jsparkSession}) and names the classes below in Spark
+ * settings, so the packages behind them can change without touching Python.
+ */
+public final class PythonEntry {
+  /** {@code spark.sql.catalog.<name>}: a checkpoint as a catalog. */
+  public static final String CATALOG_CLASS = SavepointCatalog.class.getName();
+  /** {@code spark.sql.extensions}: table functions and key widening. */
+  public static final String EXTENSIONS_CLASS = SavepointExtensions.class.getName();
+  /** {@code spark.sql.extensions}: the read-only mode of servers. */
+  public static final String READ_ONLY_GUARD_CLASS = ReadOnlyGuard.class.getName();
+  /** {@code spark.sql.streaming.streamingQueryListeners}: when this driver's queries stopped. */
+  public static final String QUERY_LISTENER_CLASS = QueryRuns.class.getName();
+
+  private PythonEntry() {}
+
+  /**
+   * Opens the checkpoint at {@code path} to check that it is one; when it is missing and
+   * {@code like} is given, first creates it as an empty savepoint shaped like {@code like}.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_SUCH_CHECKPOINT,
+   *     SAVEPOINT_NOT_A_CHECKPOINT, or the errors of {@link #createEmptySavepoint}
+   */
+  public static void openCheckpoint(SparkSession spark, String path, String like) {
+    EmptySavepoint.createIfMissing(spark, path, like);
+    Checkpoint.open(path, spark.sessionState().newHadoopConf());
+  }
+
+  /** Creates the empty savepoint {@code target} shaped like {@code like}; a one-line summary. */
+  public static String createEmptySavepoint(SparkSession spark, String target, String like) {
+    return EmptySavepoint.create(spark, target, like);
+  }
+
+  /**
+   * The last edit this driver made, or null: read {@code checkpoint()}, {@code table()},
+   * {@code batchId()} (-1: nothing committed), {@code written()}, {@code removed()},
+   * {@code describe()}.
+   */
+  public static EditReport lastEdit() {
+    return EditReport.last();
+  }
+
+  /** Completes an interrupted edit of {@code path}; one line saying what it did. */
+  public static String recover(SparkSession spark, String path, boolean force) {
+    return RecoverEdit.run(spark, path, force);
+  }
+
+  /** Lets {@code spark} write even when the application is read-only. */
+  public static void exemptFromReadOnly(SparkSession spark) {
+    ReadOnlyGuard.exempt(spark);
+  }
+
+  public static String catalogClass() {
+    return CATALOG_CLASS;
+  }
+
+  public static String extensionsClass() {
+    return EXTENSIONS_CLASS;
+  }
+
+  public static String readOnlyGuardClass() {
+    return READ_ONLY_GUARD_CLASS;
+  }
+
+  public static String queryListenerClass() {
+    return QUERY_LISTENER_CLASS;
+  }
+}

@@ -1,0 +1,38 @@
+package dev.sparksavepoint.actions;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.write.EmptyBatch;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * {@code spark-savepoint recover}: completes the batch an interrupted edit left planned but
+ * uncommitted, without the edit, as the restarted query would ({@link EmptyBatch}).
+ */
+public final class RecoverEdit {
+  private RecoverEdit() {}
+
+  /**
+   * Completes the interrupted edit of the checkpoint at {@code path}, if there is one; returns
+   * what it did, one line.
+   *
+   * @param force complete it even when its writer is not provably gone
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_INTERRUPTED_EDIT,
+   *     SAVEPOINT_CONCURRENT_WRITE, SAVEPOINT_UNCOMMITTED_BATCH (a query's batch)
+   */
+  public static String run(SparkSession spark, String path, boolean force) {
+    Checkpoint ckpt = Checkpoint.open(path, spark.sessionState().newHadoopConf());
+    long last = ckpt.lastCommitted();
+    long batch = CheckpointLog.nextBatch(last);
+    if (EmptyBatch.completeInterruptedEdit(spark, ckpt, force)) {
+      return "savepoint: completed interrupted batch " + batch + " of '" + path + "' without"
+          + " the edit (the state is that of batch " + last + ")";
+    }
+    if (ckpt.lastPlanned() >= batch) {
+      throw Errors.uncommittedBatch(ckpt.location(), batch, ckpt.committedRange());
+    }
+    return "savepoint: nothing to recover in '" + path + "': its last batch " + last
+        + " is committed";
+  }
+}

@@ -1,0 +1,113 @@
+package dev.sparksavepoint.catalog;
+
+import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.FlatSchema;
+import dev.sparksavepoint.read.FlatScan;
+import dev.sparksavepoint.read.StateSource;
+import dev.sparksavepoint.write.StateRewrite;
+import dev.sparksavepoint.write.StateWriteBuilder;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * One state table, {@code savepoint.<uid>.<state>}: Spark's own {@code statestore} reader with
+ * its nested key/value rows presented as flat columns (see {@link FlatSchema}).
+ *
+ * <p>Writable (aggregation, dropDuplicates, [flatMap|applyInPandas]GroupsWithState state, and
+ * transformWithState state variables and timers):
+ * INSERT INTO / {@code append()} upsert by key, INSERT OVERWRITE / {@code overwrite(lit(true))}
+ * replace the whole state, DELETE rewrites it; each statement becomes one new committed
+ * micro-batch of the checkpoint (see the {@code write} package). The table accepts any schema so
+ * that Spark inserts no silent casts: {@code write.IncomingColumns} checks the columns. (Spark skips the
+ * assignment alignment of UPDATE and MERGE for such tables, so those two are not available.)
+ */
+public final class FlatStateTable
+    implements Table, SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+  private static final Set<TableCapability> CAPABILITIES = Set.of(
+      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
+      TableCapability.ACCEPT_ANY_SCHEMA);
+
+  private final String name;
+  private final Map<String, String> options;
+  private final FlatSchema flat;
+  private final Map<String, String> properties;
+  private final TableOrigin origin;
+
+  private FlatStateTable(String name, Map<String, String> options, FlatSchema flat,
+      Map<String, String> properties, TableOrigin origin) {
+    this.name = name;
+    this.options = options;
+    this.flat = flat;
+    this.properties = properties;
+    this.origin = origin;
+  }
+
+  /**
+   * The table of a state whose {@code statestore} reader schema is {@code source}, read with
+   * {@code options}; writable from {@code origin} (null: read-only).
+   */
+  public static FlatStateTable create(String name, StructType source,
+      Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
+    Map<String, String> props = new HashMap<>(properties);
+    props.put("statestore.options", options.toString());
+    return new FlatStateTable(name, options, new FlatSchema(source), props, origin);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public StructType schema() {
+    return flat.schema();
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return CAPABILITIES;
+  }
+
+  @Override
+  public StateWriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (origin == null) throw Errors.unsupported("Writing " + name, name);
+    return new StateWriteBuilder(origin, schema(), info);
+  }
+
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    return () -> new StateRewrite(name, info.command(), this::newScanBuilder,
+        this::newWriteBuilder);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap extra) {
+    Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
+    merged.putAll(options);
+    ScanBuilder builder = StateSource.scanBuilder(flat.source(), merged);
+    FlatScan.ReadFailure failure = new FlatScan.ReadFailure(properties.getOrDefault("checkpoint", "?"),
+        properties.getOrDefault("uid", "?"),
+        Long.parseLong(properties.getOrDefault("operator_id", "-1")),
+        name.substring(name.lastIndexOf('.') + 1),
+        Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+    return () -> new FlatScan(builder.build(), flat, name, failure);
+  }
+}

@@ -1,0 +1,152 @@
+package dev.sparksavepoint.catalog;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.StateRef;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.StateSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.SupportsWrite;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.LocalScan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.apache.spark.unsafe.types.UTF8String;
+
+/**
+ * {@code savepoint.metadata}: one row per state table of the checkpoint, computed on the driver
+ * from metadata and schema files (a local scan: no Spark job). Read-only: a write is refused
+ * with SAVEPOINT_UNSUPPORTED (it declares write capabilities only to say so in one line).
+ */
+public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
+  public static final String NAME = "metadata";
+
+  public static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
+      "uid STRING",
+      "operator_id BIGINT",
+      "operator_name STRING",
+      "state STRING",
+      "state_kind STRING",
+      "table_name STRING",
+      "key_schema STRING",
+      "value_schema STRING",
+      "num_partitions INT",
+      "provider STRING",
+      "batch_id BIGINT",
+      "min_batch_id BIGINT",
+      "max_batch_id BIGINT",
+      "state_bytes BIGINT",
+      "checkpoint STRING"));
+
+  private final String catalog;
+  private final Checkpoint checkpoint;
+  private final long batchId;
+
+  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId) {
+    this.catalog = catalog;
+    this.checkpoint = checkpoint;
+    this.batchId = batchId;
+  }
+
+  @Override
+  public String name() {
+    return catalog + "." + NAME;
+  }
+
+  @Override
+  public StructType schema() {
+    return SCHEMA;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    throw Errors.unsupported("Writing " + name() + " (it describes the checkpoint's state"
+        + " tables and is read-only)", catalog);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    InternalRow[] rows = rows();
+    return () -> new LocalScan() {
+      @Override
+      public InternalRow[] rows() {
+        return rows;
+      }
+
+      @Override
+      public StructType readSchema() {
+        return SCHEMA;
+      }
+    };
+  }
+
+  private InternalRow[] rows() {
+    List<InternalRow> rows = new ArrayList<>();
+    String provider = shortProvider(checkpoint.recordedConf(batchId)
+        .getOrDefault("spark.sql.streaming.stateStore.providerClass", ""));
+    List<Long> committed = checkpoint.committedBatches();
+    long min = committed.get(0);
+    long max = committed.get(committed.size() - 1);
+    for (Operator op : checkpoint.operators(batchId)) {
+      long bytes = checkpoint.stateBytes(op.id());
+      for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
+        StructType source = StateSource.schema(checkpoint.location(), op, table.getKey(),
+            batchId, table.getValue().options(checkpoint.location(), batchId));
+        rows.add(new GenericInternalRow(new Object[] {
+            str(op.uid()), op.id(), str(op.name()), str(table.getKey()),
+            str(op.stateKind(table.getKey(), table.getValue())),
+            str(catalog + "." + op.uid() + "." + table.getKey()),
+            str(fieldDdl(source, "key")), str(valueDdl(source)),
+            op.numPartitions(), str(provider), batchId, min, max, bytes,
+            str(checkpoint.location())}));
+      }
+    }
+    return rows.toArray(new InternalRow[0]);
+  }
+
+  private static String fieldDdl(StructType source, String field) {
+    for (var f : source.fields()) {
+      if (f.name().equals(field)) {
+        return f.dataType() instanceof StructType s ? s.toDDL() : f.dataType().sql();
+      }
+    }
+    return null;
+  }
+
+  /** The value part: everything but the key and the partition id. */
+  private static String valueDdl(StructType source) {
+    List<String> parts = new ArrayList<>();
+    for (var f : source.fields()) {
+      if (f.name().equals("key") || f.name().equals("partition_id")) continue;
+      parts.add(f.name().equals("value") && f.dataType() instanceof StructType s
+          ? s.toDDL() : f.toDDL());
+    }
+    return String.join(", ", parts);
+  }
+
+  static String shortProvider(String providerClass) {
+    if (providerClass.contains("RocksDB")) return "rocksdb";
+    if (providerClass.contains("HDFSBacked")) return "hdfs";
+    return providerClass.isEmpty() ? "hdfs" : providerClass;
+  }
+
+  private static UTF8String str(String s) {
+    return s == null ? null : UTF8String.fromString(s);
+  }
+}

@@ -1,0 +1,374 @@
+package dev.sparksavepoint.checkpoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sparksavepoint.errors.Errors;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
+import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
+import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
+import org.apache.spark.sql.execution.streaming.state.StateStoreMetadata;
+import scala.Option;
+
+/**
+ * A streaming checkpoint (or savepoint) folder, read through Hadoop's FileSystem API and Spark's
+ * own operator metadata readers. Reads only small metadata files: no Spark job is launched. An
+ * opened checkpoint is a snapshot of its logs; the operators of each batch are read once.
+ *
+ * <p>Example: {@code Checkpoint.open("s3a://bucket/ckpt", hadoopConf).operators(lastCommitted)}
+ */
+public final class Checkpoint {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String location;
+  private final Path root;
+  private final FileSystem fs;
+  private final Configuration hadoopConf;
+  private final CheckpointLog commitLog;
+  private final CheckpointLog offsetLog;
+  /** commits/ entries: batch id -> commit time (ms). */
+  private final TreeMap<Long, Long> commits;
+  private final TreeMap<Long, Long> offsets;
+  private final Map<Long, List<Operator>> operatorsByBatch = new ConcurrentHashMap<>();
+
+  private Checkpoint(String location, Path root, FileSystem fs, Configuration hadoopConf)
+      throws IOException {
+    this.location = location;
+    this.root = root;
+    this.fs = fs;
+    this.hadoopConf = hadoopConf;
+    this.commitLog = new CheckpointLog(fs, root, CheckpointLog.COMMITS);
+    this.offsetLog = new CheckpointLog(fs, root, CheckpointLog.OFFSETS);
+    this.commits = commitLog.entries();
+    this.offsets = offsetLog.entries();
+  }
+
+  /** True when {@code location} holds a checkpoint's commit log. */
+  public static boolean exists(String location, Configuration hadoopConf) {
+    try {
+      Path root = new Path(location);
+      return root.getFileSystem(hadoopConf).exists(new Path(root, CheckpointLog.COMMITS));
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+  }
+
+  /** Opens a checkpoint folder, failing with an actionable error when it is not one. */
+  public static Checkpoint open(String location, Configuration hadoopConf) {
+    try {
+      Path root = new Path(location);
+      FileSystem fs = root.getFileSystem(hadoopConf);
+      if (!fs.exists(root)) throw Errors.noSuchFolder(location);
+      if (!fs.exists(new Path(root, CheckpointLog.OFFSETS))
+          || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
+        String found = Arrays.stream(fs.listStatus(root))
+            .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
+            .sorted().limit(10).collect(Collectors.joining(", "));
+        throw Errors.notACheckpoint(location, found.isEmpty() ? "nothing" : found);
+      }
+      return new Checkpoint(location, root, fs, hadoopConf);
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+  }
+
+  /**
+   * This checkpoint while its logs list the same entries with the same file times (no batch
+   * planned or committed since it was opened), else the checkpoint opened afresh.
+   */
+  public Checkpoint refreshed() {
+    try {
+      if (commitLog.entries().equals(commits) && offsetLog.entries().equals(offsets)) return this;
+    } catch (FileNotFoundException e) {
+      // gone meanwhile: open() says what is there now
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+    return open(location, hadoopConf);
+  }
+
+  public String location() {
+    return location;
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  public FileSystem fileSystem() {
+    return fs;
+  }
+
+  /** The {@code offsets/} log. */
+  public CheckpointLog offsetLog() {
+    return offsetLog;
+  }
+
+  /** The {@code commits/} log. */
+  public CheckpointLog commitLog() {
+    return commitLog;
+  }
+
+  public List<Long> committedBatches() {
+    return new ArrayList<>(commits.keySet());
+  }
+
+  public boolean hasCommittedBatch() {
+    return !commits.isEmpty();
+  }
+
+  /** The last committed batch id; fails when none is committed. */
+  public long lastCommitted() {
+    if (commits.isEmpty()) throw Errors.noCommittedBatch(location);
+    return commits.lastKey();
+  }
+
+  /** The last batch with an offsets entry (planned, maybe not committed); -1 when none. */
+  public long lastPlanned() {
+    return offsets.isEmpty() ? -1 : offsets.lastKey();
+  }
+
+  /** Commit time (epoch ms) of a committed batch. */
+  public long commitTimeMs(long batchId) {
+    Long time = commits.get(batchId);
+    if (time == null) throw Errors.noSuchBatch(location, batchId, committedRange());
+    return time;
+  }
+
+  /** "0..5" style description of the committed batches still in the log. */
+  public String committedRange() {
+    if (commits.isEmpty()) return "none";
+    if (commits.size() == 1) return commits.firstKey().toString();
+    long first = commits.firstKey();
+    long last = commits.lastKey();
+    return (last - first + 1 == commits.size()) ? first + ".." + last : commits.keySet().toString();
+  }
+
+  /** Validates a batch id asked for by a user: it must be committed. */
+  public long checkBatch(long batchId) {
+    if (commits.containsKey(batchId)) return batchId;
+    if (offsets.containsKey(batchId)) {
+      throw Errors.uncommittedBatch(location, batchId, committedRange());
+    }
+    throw Errors.noSuchBatch(location, batchId, committedRange());
+  }
+
+  /** The last batch committed at or before {@code epochMillis} (TIMESTAMP AS OF). */
+  public long batchAsOf(long epochMillis) {
+    long found = -1;
+    for (Map.Entry<Long, Long> commit : commits.entrySet()) {
+      if (commit.getValue() <= epochMillis) found = commit.getKey();
+    }
+    if (found < 0) {
+      String first = commits.isEmpty()
+          ? "never"
+          : java.time.Instant.ofEpochMilli(Collections.min(commits.values())).toString();
+      throw Errors.noBatchAtTime(location, epochMillis, first);
+    }
+    return found;
+  }
+
+  /** The SQL confs the query recorded in offsets/{batchId} (provider, partitions, codec, ...). */
+  public Map<String, String> recordedConf(long batchId) {
+    Map<String, String> conf = new HashMap<>();
+    JsonNode metadata = offsetMetadata(batchId);
+    if (metadata.has("conf")) {
+      metadata.get("conf").fields().forEachRemaining(e -> conf.put(e.getKey(), e.getValue().asText()));
+    }
+    return conf;
+  }
+
+  /**
+   * The offset-log metadata line of a batch (watermark, batch timestamp, confs).
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when it is damaged
+   */
+  public JsonNode offsetMetadata(long batchId) {
+    try {
+      return offsetLog.metadata(batchId);
+    } catch (IOException | RuntimeException e) {
+      throw damagedLogEntry(CheckpointLog.OFFSETS, batchId, e);
+    }
+  }
+
+  /** The batch timestamp (epoch ms) offsets/{batchId} records; -1 when it records none. */
+  public long batchTimestampMs(long batchId) {
+    return offsetMetadata(batchId).path("batchTimestampMs").asLong(-1);
+  }
+
+  /** The streaming query's id from the checkpoint's metadata file, or null. */
+  public java.util.UUID queryId() {
+    try {
+      String text = new String(CheckpointFiles.readAll(fs, new Path(root, "metadata")),
+          StandardCharsets.UTF_8);
+      return java.util.UUID.fromString(JSON.readTree(text.lines().findFirst().orElse(""))
+          .path("id").asText());
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The stateful operators of the query as of {@code batchId}, ordered by operator id. */
+  public List<Operator> operators(long batchId) {
+    List<Operator> known = operatorsByBatch.get(batchId);
+    if (known != null) return known;
+    List<Operator> operators = new ArrayList<>();
+    Path stateDir = new Path(root, "state");
+    try {
+      if (fs.exists(stateDir)) {
+        for (long id : operatorIds(stateDir)) operators.add(readOperator(id, batchId));
+      }
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+    List<Operator> read = List.copyOf(operators);
+    operatorsByBatch.put(batchId, read);
+    return read;
+  }
+
+  private List<Long> operatorIds(Path stateDir) throws IOException {
+    List<Long> ids = new ArrayList<>();
+    for (FileStatus status : fs.listStatus(stateDir)) {
+      String name = status.getPath().getName();
+      if (status.isDirectory() && name.matches("\\d+")) ids.add(Long.parseLong(name));
+    }
+    Collections.sort(ids);
+    return ids;
+  }
+
+  /** Finds an operator by uid or plain operator id. */
+  public Operator operator(String name, long batchId) {
+    List<Operator> operators = operators(batchId);
+    for (Operator op : operators) {
+      if (op.answersTo(name)) return op;
+    }
+    throw Errors.noSuchOperator(location, name, describe(operators));
+  }
+
+  /** The operators of the last committed batch, as "agg_0 (stateStoreSave)" items. */
+  public List<String> operatorNames() {
+    if (!hasCommittedBatch()) return List.of("none (no committed batch)");
+    return List.of(describe(operators(lastCommitted())));
+  }
+
+  private static String describe(List<Operator> operators) {
+    return operators.isEmpty()
+        ? "none (the query has no stateful operator)"
+        : operators.stream().map(o -> o.uid() + " (" + o.name() + ")")
+            .collect(Collectors.joining(", "));
+  }
+
+  /**
+   * Checks that the log entries of {@code batchId} ({@code offsets/N}, {@code commits/N}) and the
+   * {@code metadata} file parse, so that a damaged file is reported by name, not as a parser
+   * trace from deep inside Spark.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE
+   */
+  public void checkLogs(long batchId) {
+    checkLogEntry(commitLog, CheckpointLog.COMMITS, batchId);
+    checkLogEntry(offsetLog, CheckpointLog.OFFSETS, batchId);
+    Path metadata = new Path(root, "metadata");
+    try {
+      if (fs.exists(metadata)) {
+        String text = new String(CheckpointFiles.readAll(fs, metadata), StandardCharsets.UTF_8);
+        if (text.isEmpty()) throw new IOException("the file is empty");
+        JSON.readTree(text.lines().findFirst().orElse(""));
+      }
+    } catch (IOException | RuntimeException e) {
+      throw Errors.corruptFile(location, "metadata", "the checkpoint", e, "Restore it from a copy"
+          + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
+    }
+  }
+
+  private void checkLogEntry(CheckpointLog log, String name, long batchId) {
+    try {
+      log.metadata(batchId);
+    } catch (IOException | RuntimeException e) {
+      throw damagedLogEntry(name, batchId, e);
+    }
+  }
+
+  private RuntimeException damagedLogEntry(String log, long batchId, Exception cause) {
+    String restore = "the file from a copy of the checkpoint.";
+    String remedy = commits.headMap(batchId).isEmpty() ? "Restore " + restore
+        : "Read an older batch with VERSION AS OF " + commits.headMap(batchId).lastKey()
+            + ", or restore " + restore;
+    return Errors.corruptFile(location, log + "/" + batchId, "batch " + batchId, cause, remedy);
+  }
+
+  private Operator readOperator(long id, long batchId) throws IOException {
+    Path opDir = new Path(new Path(root, "state"), Long.toString(id));
+    boolean v2 = fs.exists(new Path(new Path(opDir, "_metadata"), "v2"));
+    String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
+        + " or the latest before it)" : "metadata");
+    Option<OperatorStateMetadata> read;
+    try {
+      read = OperatorStateMetadataReader
+          .createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false).read();
+    } catch (RuntimeException e) {
+      throw damagedOperatorFile(file, id, e);
+    }
+    if (read.isEmpty()) {
+      return new Operator(id, "unknown", 0, countPartitions(opDir), List.of("default"),
+          OperatorProperties.NONE);
+    }
+    OperatorStateMetadata metadata = read.get();
+    List<String> stores = new ArrayList<>();
+    int partitions = 0;
+    scala.collection.Iterator<StateStoreMetadata> it = metadata.stateStoresMetadata().iterator();
+    while (it.hasNext()) {
+      StateStoreMetadata store = it.next();
+      stores.add(store.storeName());
+      partitions = Math.max(partitions, store.numPartitions());
+    }
+    OperatorProperties properties = OperatorProperties.NONE;
+    if (metadata instanceof OperatorStateMetadataV2 m2) {
+      try {
+        properties = OperatorProperties.parse(m2.operatorPropertiesJson());
+      } catch (IOException e) {
+        throw damagedOperatorFile(file + ", its operatorPropertiesJson", id, e);
+      }
+    }
+    return new Operator(id, metadata.operatorInfo().operatorName(), metadata.version(), partitions,
+        stores, properties);
+  }
+
+  private RuntimeException damagedOperatorFile(String file, long id, Exception cause) {
+    return Errors.corruptFile(location, file, "operator " + id, cause, "Restore the file from a"
+        + " copy of the checkpoint.");
+  }
+
+  private int countPartitions(Path opDir) throws IOException {
+    int n = 0;
+    for (FileStatus status : fs.listStatus(opDir)) {
+      if (status.isDirectory() && status.getPath().getName().matches("\\d+")) n++;
+    }
+    return n;
+  }
+
+  /** Total bytes of an operator's state files (all versions kept on disk). */
+  public long stateBytes(long operatorId) {
+    try {
+      Path opDir = new Path(new Path(root, "state"), Long.toString(operatorId));
+      return fs.getContentSummary(opDir).getLength();
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+}

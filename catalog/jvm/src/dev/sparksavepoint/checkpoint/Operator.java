@@ -1,0 +1,121 @@
+package dev.sparksavepoint.checkpoint;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One stateful operator of a checkpoint, known by its uid, and the state tables it holds.
+ *
+ * <p>Spark has no operator uids, so the uid is the operator's kind plus its operator id:
+ * {@code agg_0}, {@code dedup_1}, {@code join_2}, {@code groupstate_3}, {@code tws_4},
+ * {@code session_5} ({@code op_N} for anything else). The plain operator id works as a namespace
+ * too (it needs backticks in SQL: {@code savepoint.`0`.default}).
+ */
+public record Operator(
+    long id,
+    String name,
+    int metadataVersion,
+    int numPartitions,
+    List<String> storeNames,
+    OperatorProperties properties) {
+
+  /** The name of the table that lists a transformWithState operator's registered timers. */
+  public static final String TIMERS_TABLE = "timers";
+
+  /** The user's transformWithState state variables, name to type ({@code ValueState}, ...). */
+  public Map<String, String> stateVariables() {
+    return properties.userVariables();
+  }
+
+  /** True for a transformWithState operator that registers timers. */
+  public boolean hasTimers() {
+    return properties.hasTimers();
+  }
+
+  /** The uid kind of the operator Spark records as {@code name}. */
+  public String kind() {
+    return switch (name) {
+      case "stateStoreSave" -> "agg";
+      case "sessionWindowStateStoreSaveExec" -> "session";
+      case "dedupe", "dedupeWithinWatermark" -> "dedup";
+      case "symmetricHashJoin" -> "join";
+      case "flatMapGroupsWithState", "applyInPandasWithState" -> "groupstate";
+      case "transformWithStateExec", "transformWithStateInPandasExec",
+          "transformWithStateInPySparkExec" -> "tws";
+      default -> guessKind(name);
+    };
+  }
+
+  /** The kind of an operator name this version does not know, by what it contains. */
+  private static String guessKind(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    if (lower.contains("transformwithstate")) return "tws";
+    if (lower.contains("dedup")) return "dedup";
+    if (lower.contains("join")) return "join";
+    return "op";
+  }
+
+  public String uid() {
+    return kind() + "_" + id;
+  }
+
+  /** True when {@code name} is this operator's uid or its plain operator id. */
+  public boolean answersTo(String name) {
+    return name.equalsIgnoreCase(uid()) || name.equals(Long.toString(id));
+  }
+
+  /** Table name to state reference, in listing order. */
+  public Map<String, StateRef> tables() {
+    Map<String, StateRef> tables = new LinkedHashMap<>();
+    if (kind().equals("join")) {
+      tables.put("left", StateRef.joinSide(id, "left"));
+      tables.put("right", StateRef.joinSide(id, "right"));
+      for (String store : storeNames) tables.put(tableName(store), StateRef.store(id, store));
+    } else if (!stateVariables().isEmpty() || kind().equals("tws")) {
+      for (String var : stateVariables().keySet()) {
+        tables.put(tableName(var), StateRef.stateVar(id, var));
+      }
+      if (hasTimers() && !tables.containsKey(TIMERS_TABLE)) {
+        tables.put(TIMERS_TABLE, StateRef.timers(id));
+      }
+    } else {
+      for (String store : storeNames) tables.put(tableName(store), StateRef.store(id, store));
+    }
+    return tables;
+  }
+
+  public List<String> tableNames() {
+    return new ArrayList<>(tables().keySet());
+  }
+
+  /** What kind of state a table of this operator holds, for the metadata table. */
+  public String stateKind(String table, StateRef ref) {
+    switch (ref.option()) {
+      case "joinSide": return "join_side";
+      case "readRegisteredTimers": return "timers";
+      case "stateVarName": {
+        String type = stateVariables().getOrDefault(ref.value(), "");
+        if (type.startsWith("List")) return "list";
+        if (type.startsWith("Map")) return "map";
+        return "value";
+      }
+      default:
+        switch (kind()) {
+          case "agg": return "aggregation";
+          case "session": return "session_window";
+          case "dedup": return "dedup";
+          case "join": return "join_store";
+          case "groupstate": return "group_state";
+          default: return "store";
+        }
+    }
+  }
+
+  /** Store names such as {@code left-keyToNumValues} become {@code left_keyToNumValues}. */
+  public static String tableName(String storeName) {
+    return storeName.replaceAll("[^A-Za-z0-9_]", "_");
+  }
+}

@@ -1,0 +1,56 @@
+package dev.sparksavepoint.commit;
+
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What one write did: the batch it committed (or -1 when it changed nothing and committed no
+ * batch) and how many entries it wrote and removed. Logged at INFO by logger
+ * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
+ * {@code sql_ext.last_edit(spark)}).
+ */
+public record EditReport(String checkpoint, String table, long batchId, long written,
+    long removed) {
+  private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
+  private static volatile EditReport last;
+
+  /** True when the write committed a new batch. */
+  public boolean committed() {
+    return batchId >= 0;
+  }
+
+  /** The report of the last write this driver finished, or null. */
+  public static EditReport last() {
+    return last;
+  }
+
+  /** Entries written plus entries removed by {@code commits}. */
+  public static long changes(List<PartitionCommit> commits) {
+    return commits.stream().mapToLong(c -> c.upserted() + c.removed()).sum();
+  }
+
+  /** Reports (logs and keeps) what an edit of {@code table} did. */
+  public static EditReport of(BatchPlan plan, String table, List<PartitionCommit> commits,
+      boolean committed) {
+    long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
+    long removed = commits.stream().mapToLong(PartitionCommit::removed).sum();
+    EditReport report = new EditReport(plan.checkpoint(), table,
+        committed ? CheckpointLog.nextBatch(plan.batchId()) : -1, written, removed);
+    last = report;
+    LOG.info(report.describe());
+    return report;
+  }
+
+  /** One line, e.g. "savepoint: agg_0.default: 3 entries written, 1 removed: batch 5 of '/c'". */
+  public String describe() {
+    if (!committed()) {
+      return "savepoint: " + table + ": no entry changed, no batch committed in '" + checkpoint
+          + "'";
+    }
+    return "savepoint: " + table + ": " + written + (written == 1 ? " entry" : " entries")
+        + " written, " + removed + " removed: committed as batch " + batchId + " of '"
+        + checkpoint + "'";
+  }
+}

@@ -1,0 +1,120 @@
+package dev.sparksavepoint.commit;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.errors.Errors;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
+
+/**
+ * Refuses a write while the checkpoint's streaming query may be running. Spark holds no lock
+ * on a checkpoint, so this detects what it can:
+ *
+ * <ol>
+ *   <li>a query of this session runs on the checkpoint: refused, always;
+ *   <li>this driver ran the query (by the id in the checkpoint's metadata file) and saw it
+ *       stop after its last batch: it is stopped, the write goes ahead;
+ *   <li>otherwise the query looks alive when its last batch was committed more recently than
+ *       twice its usual interval between batches plus that batch's duration (from the batch
+ *       timestamps of the offset log and the commit log's file times; at least
+ *       {@link #MIN_WINDOW_MS}, at most {@link #MAX_WINDOW_MS}). Batches made by this tool
+ *       (with a claim file, or keeping their predecessor's batch timestamp) are not query
+ *       activity.
+ * </ol>
+ *
+ * The write option {@code force=true} or the SQL conf {@value #FORCE_CONF} skips the guess
+ * (not check 1). Limits: a query that runs but has had no input for longer than the window
+ * looks stopped (its next batch then fails: the edit holds the batch id it would take), and
+ * file times of a remote file system are compared with this machine's clock.
+ */
+public final class QueryActivity {
+  public static final String FORCE_CONF = "spark.savepoint.write.force";
+  static final long MIN_WINDOW_MS = 5_000;
+  static final long MAX_WINDOW_MS = 600_000;
+  /** Batches looked at to learn the query's usual interval. */
+  static final int HISTORY = 10;
+
+  private QueryActivity() {}
+
+  /** Throws SAVEPOINT_QUERY_RUNNING or SAVEPOINT_QUERY_ALIVE when the query may run. */
+  public static void check(SparkSession spark, Checkpoint ckpt, String uid, String state,
+      boolean force) {
+    String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
+    for (var query : spark.streams().active()) {
+      if (query instanceof StreamingQueryWrapper w
+          && new Path(w.streamingQuery().resolvedCheckpointRoot()).toString().equals(target)) {
+        throw Errors.queryRunning(ckpt.location(), uid, state,
+            query.name() == null ? query.id().toString() : query.name());
+      }
+    }
+    if (force || spark.sessionState().conf().getConfString(FORCE_CONF, "false")
+        .equalsIgnoreCase("true")) {
+      return;
+    }
+    Activity activity = Activity.of(ckpt);
+    if (activity == null) return;
+    UUID id = ckpt.queryId();
+    Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
+    if (stopped != null && activity.committedMs() <= stopped) return;
+    if (activity.age() < activity.window()) {
+      throw Errors.queryAlive(ckpt.location(), uid, state, activity.describe(), FORCE_CONF);
+    }
+  }
+
+  /** The query's last batch, when it was committed, and how often it commits batches. */
+  record Activity(long batchId, long committedMs, long intervalMs, long window) {
+    long age() {
+      return System.currentTimeMillis() - committedMs;
+    }
+
+    static Activity of(Checkpoint ckpt) {
+      java.util.Set<Long> edits;
+      try {
+        edits = EditClaim.claimedBatches(ckpt.fileSystem(), ckpt.root());
+      } catch (java.io.IOException e) {
+        throw Errors.io(ckpt.location(), e);
+      }
+      List<Long> batches = ckpt.committedBatches();
+      batches.removeAll(edits);
+      List<Long> recent = batches.subList(Math.max(0, batches.size() - HISTORY - 1),
+          batches.size());
+      List<long[]> queryBatches = new ArrayList<>(); // [batch id, batch timestamp]
+      long previous = Long.MIN_VALUE;
+      for (long batch : recent) {
+        long timestamp = ckpt.batchTimestampMs(batch);
+        if (timestamp != previous) queryBatches.add(new long[] {batch, timestamp});
+        previous = timestamp;
+      }
+      if (queryBatches.isEmpty()) return null;
+      long[] last = queryBatches.get(queryBatches.size() - 1);
+      List<Long> intervals = new ArrayList<>();
+      for (int i = 1; i < queryBatches.size(); i++) {
+        intervals.add(queryBatches.get(i)[1] - queryBatches.get(i - 1)[1]);
+      }
+      Collections.sort(intervals);
+      long interval = intervals.isEmpty() ? 0 : intervals.get(intervals.size() / 2);
+      long committed = ckpt.commitTimeMs(last[0]);
+      long duration = last[1] > 0 ? Math.max(0, committed - last[1]) : 0;
+      long window = Math.min(MAX_WINDOW_MS, Math.max(MIN_WINDOW_MS, 2 * interval + duration));
+      return new Activity(last[0], committed, interval, window);
+    }
+
+    String describe() {
+      return "its last batch " + batchId + " was committed " + seconds(age()) + " ago ("
+          + Instant.ofEpochMilli(committedMs) + ")" + (intervalMs > 0 ? ", and it has committed"
+          + " a batch about every " + seconds(intervalMs) : "") + ": it counts as alive for "
+          + seconds(window) + " after a batch";
+    }
+
+    private static String seconds(long millis) {
+      Duration d = Duration.ofMillis(Math.max(0, millis));
+      return d.toSeconds() < 120 ? d.toSeconds() + " s" : d.toMinutes() + " min";
+    }
+  }
+}

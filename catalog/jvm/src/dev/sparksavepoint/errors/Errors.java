@@ -1,0 +1,388 @@
+package dev.sparksavepoint.errors;
+
+import java.util.Map;
+import org.apache.spark.sql.AnalysisException;
+import scala.Option;
+import scala.collection.immutable.Map$;
+
+/**
+ * Every error a user can act on, in one place. Each message is one line that starts with a
+ * stable error class in brackets (SAVEPOINT_*), names the checkpoint and the thing asked for,
+ * and says what exists instead or what to do.
+ *
+ * <p>Driver-side errors are Spark {@link AnalysisException}s whose condition
+ * ({@code getCondition()}, {@code getErrorClass()}) is the SAVEPOINT_* class itself, built with
+ * Spark's constructor for error classes defined outside Spark's own error-conditions file.
+ * Data-dependent refusals found inside a write task ({@link #rejected}) travel to the driver
+ * as a commit message ({@code write.RefusedWrites}) and are thrown there the same way, so they
+ * never reach the user as a failed Spark job. This package depends on no other of ours: every
+ * layer reports through it.
+ */
+public final class Errors {
+  private Errors() {}
+
+  /** SQLSTATEs by class (SQL standard where one fits); others get {@link #DEFAULT_SQL_STATE}. */
+  private static final Map<String, String> SQL_STATES = Map.ofEntries(
+      Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
+      Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
+      Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
+      Map.entry("SAVEPOINT_BAD_VERSION", "22023"),
+      Map.entry("SAVEPOINT_NO_BATCH_AT_TIME", "22023"),
+      Map.entry("SAVEPOINT_COLUMN_MISMATCH", "21S01"),
+      Map.entry("SAVEPOINT_TYPE_MISMATCH", "42804"),
+      Map.entry("SAVEPOINT_NULL_KEY", "23502"),
+      Map.entry("SAVEPOINT_DUPLICATE_KEY", "23505"),
+      Map.entry("SAVEPOINT_UNSUPPORTED", "0A000"),
+      Map.entry("SAVEPOINT_READ_ONLY", "25006"),
+      Map.entry("SAVEPOINT_READ_ONLY_STATE", "25006"),
+      Map.entry("SAVEPOINT_CORRUPT_FILE", "58030"),
+      Map.entry("SAVEPOINT_IO", "58030"),
+      Map.entry("SAVEPOINT_WRITE_FAILED", "58030"),
+      Map.entry("SAVEPOINT_CONCURRENT_WRITE", "40001"),
+      Map.entry("SAVEPOINT_QUERY_RUNNING", "55006"),
+      Map.entry("SAVEPOINT_QUERY_ALIVE", "55006"),
+      Map.entry("SAVEPOINT_INTERRUPTED_EDIT", "55000"));
+  private static final String DEFAULT_SQL_STATE = "42000";
+
+  /**
+   * Throws an AnalysisException whose condition is {@code errorClass} and whose message is
+   * {@code [errorClass] message}, verbatim (Spark 4.3's constructor for error classes it does
+   * not define). Declared to return RuntimeException so callers write
+   * {@code throw Errors.x(..)} although Java sees AnalysisException as checked.
+   */
+  public static RuntimeException analysis(String errorClass, String message) {
+    throw Errors.<RuntimeException>sneaky(exception(errorClass, message));
+  }
+
+  /** The AnalysisException of {@link #analysis}, not thrown. */
+  public static AnalysisException exception(String errorClass, String message) {
+    String line = oneLine(message);
+    scala.collection.immutable.Map<String, String> parameters =
+        Map$.MODULE$.<String, String>empty().updated("message", line);
+    return new SavepointException(errorClass, SQL_STATES.getOrDefault(errorClass,
+        DEFAULT_SQL_STATE), parameters, "[" + errorClass + "] " + line);
+  }
+
+  /**
+   * Our AnalysisException. It keeps no query position: Spark's analyzer adds one to errors
+   * raised while it resolves a table function ({@code withPosition}), which appends
+   * "; line 1 pos 14" to the message and gives it a query context, and PySpark formats errors
+   * with a query context by looking their class up in Spark's own error file, which fails for
+   * SAVEPOINT_* classes.
+   */
+  public static final class SavepointException extends AnalysisException {
+    SavepointException(String errorClass, String sqlState,
+        scala.collection.immutable.Map<String, String> parameters, String message) {
+      super(errorClass, sqlState, "<message>", parameters, Option.empty(), Option.apply(message));
+    }
+
+    @Override
+    public AnalysisException withPosition(org.apache.spark.sql.catalyst.trees.Origin origin) {
+      return this;
+    }
+  }
+
+  /** A message on one line: other exceptions' multi-line text is joined. */
+  public static String oneLine(String text) {
+    return text == null ? "" : text.strip().replaceAll("\\s*\\R\\s*", " ");
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T sneaky(Throwable error) throws T {
+    throw (T) error;
+  }
+
+  /**
+   * A refusal found inside a write task (data-dependent checks). The task's writer catches it
+   * ({@code write.RefusedWrites}), and the driver throws it as {@link #analysis}.
+   */
+  public static final class Refusal extends IllegalArgumentException {
+    private final String errorClass;
+    private final String detail;
+
+    Refusal(String errorClass, String detail) {
+      super("[" + errorClass + "] " + detail);
+      this.errorClass = errorClass;
+      this.detail = detail;
+    }
+
+    public String errorClass() {
+      return errorClass;
+    }
+
+    public String detail() {
+      return detail;
+    }
+
+    /** Throws this refusal as the driver-side AnalysisException of {@link #analysis}. */
+    public RuntimeException raise() {
+      return analysis(errorClass, detail);
+    }
+  }
+
+  /** True for an error of ours (a SAVEPOINT_* class), to pass on as it is. */
+  public static boolean isSavepointError(Throwable error) {
+    return error instanceof org.apache.spark.SparkThrowable t && t.getCondition() != null
+        && t.getCondition().startsWith("SAVEPOINT_");
+  }
+
+  /** The first line of an exception's message, with its class when it has no message. */
+  public static String firstLine(Throwable error) {
+    String text = error.getMessage();
+    if (text == null || text.isBlank()) return error.getClass().getSimpleName();
+    return text.strip().lines().findFirst().orElse("");
+  }
+
+  public static RuntimeException pathNotSet(String catalog) {
+    return analysis(
+        "SAVEPOINT_PATH_NOT_SET",
+        "Catalog '" + catalog + "' has no checkpoint folder: set spark.sql.catalog." + catalog
+            + ".path to a streaming query's checkpointLocation (or a savepoint folder).");
+  }
+
+  public static RuntimeException noSuchFolder(String path) {
+    return analysis(
+        "SAVEPOINT_NO_SUCH_CHECKPOINT",
+        "Checkpoint folder '" + path + "' does not exist. Point the catalog's path at a streaming"
+            + " query's checkpointLocation.");
+  }
+
+  public static RuntimeException notACheckpoint(String path, String found) {
+    return analysis(
+        "SAVEPOINT_NOT_A_CHECKPOINT",
+        "'" + path + "' is not a streaming checkpoint: it has no offsets/ and commits/ logs (it"
+            + " holds: " + found + "). A checkpoint folder holds metadata, offsets/, commits/ and"
+            + " state/.");
+  }
+
+  public static RuntimeException noCommittedBatch(String path) {
+    return analysis(
+        "SAVEPOINT_NO_COMMITTED_BATCH",
+        "Checkpoint '" + path + "' has no committed batch yet: run the streaming query until"
+            + " it completes its first micro-batch.");
+  }
+
+  public static RuntimeException noSuchOperator(String path, String uid, String known) {
+    return analysis(
+        "SAVEPOINT_NO_SUCH_OPERATOR",
+        "No stateful operator '" + uid + "' in checkpoint '" + path + "'. Operators: " + known
+            + ".");
+  }
+
+  public static RuntimeException noSuchState(String path, String uid, String state, String known) {
+    return analysis(
+        "SAVEPOINT_NO_SUCH_STATE",
+        "No state '" + state + "' in operator " + uid + " of checkpoint '" + path + "'. States: "
+            + known + ".");
+  }
+
+  public static RuntimeException noSuchBatch(String path, long batchId, String committed) {
+    return analysis(
+        "SAVEPOINT_NO_SUCH_BATCH",
+        "Batch " + batchId + " does not exist in checkpoint '" + path + "'. Committed batches: "
+            + committed + ".");
+  }
+
+  public static RuntimeException uncommittedBatch(String path, long batchId, String committed) {
+    return analysis(
+        "SAVEPOINT_UNCOMMITTED_BATCH",
+        "Batch " + batchId + " of checkpoint '" + path + "' is not committed (offsets/" + batchId
+            + " exists, commits/" + batchId + " does not): the query stopped mid-batch or is"
+            + " still running. Committed batches: " + committed + ".");
+  }
+
+  public static RuntimeException badVersion(String path, String table, String version) {
+    return analysis(
+        "SAVEPOINT_BAD_VERSION",
+        "VERSION AS OF '" + version + "' of table " + table + " is not a batch id of checkpoint '"
+            + path + "': use a whole number such as VERSION AS OF 3.");
+  }
+
+  public static RuntimeException noBatchAtTime(String path, long millis, String first) {
+    return analysis(
+        "SAVEPOINT_NO_BATCH_AT_TIME",
+        "No batch of checkpoint '" + path + "' was committed at or before "
+            + java.time.Instant.ofEpochMilli(millis) + ". The first commit was at " + first
+            + ".");
+  }
+
+  /** DDL and other statements a catalog of state tables cannot do. */
+  public static RuntimeException unsupported(String what, String catalog) {
+    return analysis(
+        "SAVEPOINT_UNSUPPORTED",
+        what + " is not supported by catalog " + catalog + ": its namespaces and tables are the"
+            + " stateful operators and states of a streaming query's checkpoint, defined by the"
+            + " query. Read them with SELECT, edit state with INSERT, INSERT OVERWRITE or"
+            + " DELETE.");
+  }
+
+  /**
+   * A checkpoint file that exists but cannot be parsed (truncated, garbled): names the file
+   * and the batch, and says what can still be done.
+   */
+  public static RuntimeException corruptFile(String path, String file, String batch,
+      Throwable cause, String remedy) {
+    return analysis(
+        "SAVEPOINT_CORRUPT_FILE",
+        "File " + file + " of checkpoint '" + path + "' is damaged (" + firstLine(cause)
+            + "), so " + batch + " cannot be read or written. " + remedy);
+  }
+
+  /** A state store file of one partition that Spark's provider cannot load (task side). */
+  public static Refusal corruptState(String path, String uid, long operatorId, String state,
+      long batchId, long version, int partition, Throwable cause) {
+    return (Refusal) rejected(
+        "SAVEPOINT_CORRUPT_FILE",
+        "State files of " + where(path, uid, state) + " for batch " + batchId + " cannot be"
+            + " loaded: state/" + operatorId + "/" + partition + "/ (version " + version
+            + " and the files it builds on: " + version + ".delta, .changelog, .zip, .snapshot)"
+            + " is damaged or incomplete (" + rootLine(cause) + "). Read an older batch with"
+            + " VERSION AS OF, or restore the state folder from a copy of the checkpoint.");
+  }
+
+  /** The first line of the innermost cause that has a message (it usually names the file). */
+  public static String rootLine(Throwable error) {
+    String line = firstLine(error);
+    for (Throwable t = error.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) line = firstLine(t);
+    }
+    return line;
+  }
+
+  public static RuntimeException io(String path, Exception cause) {
+    return analysis(
+        "SAVEPOINT_IO",
+        "Could not read checkpoint '" + path + "': " + cause.getMessage());
+  }
+
+  // ---- writes ----
+
+  /** An error raised inside a Spark task (data-dependent write checks): same message format. */
+  public static RuntimeException rejected(String errorClass, String message) {
+    return new Refusal(errorClass, message);
+  }
+
+  private static String where(String path, String uid, String state) {
+    return "state " + uid + "." + state + " of checkpoint '" + path + "'";
+  }
+
+  /** The message of a refused write: "Cannot write state uid.state of checkpoint 'path': ...". */
+  private static String cannotWrite(String path, String uid, String state, String why) {
+    return "Cannot write " + where(path, uid, state) + ": " + why;
+  }
+
+  public static RuntimeException queryRunning(String path, String uid, String state,
+      String query) {
+    return analysis("SAVEPOINT_QUERY_RUNNING", cannotWrite(path, uid, state, "streaming query "
+        + query + " of this session is running on it. Stop it (query.stop()), write, then"
+        + " restart it."));
+  }
+
+  public static RuntimeException writeUncommitted(String path, String uid, String state,
+      long batchId) {
+    return analysis("SAVEPOINT_UNCOMMITTED_BATCH", cannotWrite(path, uid, state, "batch "
+        + batchId + " is planned (offsets/" + batchId + ") but not committed (no commits/"
+        + batchId + "): the query is running or stopped mid-batch. Stop the query, or restart"
+        + " it until the batch commits, then write again."));
+  }
+
+  public static RuntimeException readOnlyState(String path, String uid, String state,
+      String why) {
+    return analysis("SAVEPOINT_READ_ONLY_STATE", cannotWrite(path, uid, state, why));
+  }
+
+  public static RuntimeException columnMismatch(String path, String uid, String state,
+      String problem, String expected) {
+    return analysis("SAVEPOINT_COLUMN_MISMATCH", cannotWrite(path, uid, state, problem
+        + ". The table's columns are " + expected + " (partition_id is optional and"
+        + " recomputed). Give them by position, or all by name."));
+  }
+
+  public static RuntimeException typeMismatch(String path, String uid, String state,
+      String column, String expected, String given, String fix) {
+    return analysis("SAVEPOINT_TYPE_MISMATCH", cannotWrite(path, uid, state, "column " + column
+        + " is " + expected + " but the statement gives " + given + ". " + fix));
+  }
+
+  /** A NULL key in an incoming row: found in a write task. */
+  public static RuntimeException nullKey(String path, String uid, String state, String column) {
+    return rejected("SAVEPOINT_NULL_KEY", cannotWrite(path, uid, state, "key column " + column
+        + " is NULL in an incoming row. State keys cannot be NULL: filter such rows out (WHERE "
+        + column + " IS NOT NULL). Nothing was written."));
+  }
+
+  /** A NULL key given as a literal (VALUES (NULL, ...)): found on the driver. */
+  public static RuntimeException nullKeyGiven(String path, String uid, String state,
+      String column) {
+    return analysis("SAVEPOINT_NULL_KEY", cannotWrite(path, uid, state, "key column " + column
+        + " is given as NULL. State keys cannot be NULL: give a value. Nothing was written."));
+  }
+
+  public static RuntimeException duplicateKey(String path, String uid, String state,
+      String key) {
+    return rejected("SAVEPOINT_DUPLICATE_KEY", cannotWrite(path, uid, state, "the statement"
+        + " gives key " + key + " more than once. Give each key at most once (e.g. aggregate"
+        + " or deduplicate the rows first). Nothing was written."));
+  }
+
+  public static RuntimeException wrongPartition(String path, String uid, String state,
+      String key, int expected, int actual) {
+    return rejected(
+        "SAVEPOINT_PARTITION_MISMATCH",
+        "Internal error writing " + where(path, uid, state) + ": key " + key + " hashes to state"
+            + " partition " + expected + " but reached task partition " + actual + ". Nothing"
+            + " was written; please report this.");
+  }
+
+  public static RuntimeException concurrentWrite(String path, long batchId, String why) {
+    return analysis(
+        "SAVEPOINT_CONCURRENT_WRITE",
+        "Cannot commit batch " + batchId + " of checkpoint '" + path + "': " + why + ". This"
+            + " write changed nothing; run it again to apply it on top of the checkpoint's new"
+            + " last batch.");
+  }
+
+  public static RuntimeException queryAlive(String path, String uid, String state,
+      String activity, String forceConf) {
+    return analysis("SAVEPOINT_QUERY_ALIVE", cannotWrite(path, uid, state, "its streaming query"
+        + " may still be running (" + activity + "). Stop the query (query.stop(), or end its"
+        + " application) before editing; if you know it is stopped, write with the option"
+        + " force=true (SET " + forceConf + "=true, or --force)."));
+  }
+
+  public static RuntimeException interruptedEdit(String path, long batchId, String claims) {
+    return analysis(
+        "SAVEPOINT_INTERRUPTED_EDIT",
+        "Batch " + batchId + " of checkpoint '" + path + "' was claimed by an edit that has not"
+            + " committed (" + claims + "): it may still be writing, on another host, or have"
+            + " been interrupted. If that writer has stopped, restart the streaming"
+            + " query once (it completes batch " + batchId + " without the edit) or run"
+            + " `spark-savepoint recover " + path + " --force`; then edit again.");
+  }
+
+  public static RuntimeException writeFailed(String path, String what, Exception cause) {
+    return analysis(
+        "SAVEPOINT_WRITE_FAILED",
+        "Could not " + what + " in checkpoint '" + path + "': " + cause.getMessage());
+  }
+
+  // ---- empty savepoints ----
+
+  public static RuntimeException targetNotEmpty(String target, String template) {
+    return analysis(
+        "SAVEPOINT_TARGET_NOT_EMPTY",
+        "Cannot create an empty savepoint like '" + template + "' in '" + target + "': the"
+            + " target exists and is not an empty folder. Choose a new folder (it is created)"
+            + " or empty this one; nothing was written.");
+  }
+
+  public static RuntimeException templateUnsupported(String template, String target,
+      String why) {
+    return analysis(
+        "SAVEPOINT_TEMPLATE_UNSUPPORTED",
+        "Cannot create an empty savepoint in '" + target + "' like '" + template + "': " + why
+            + " Nothing was written.");
+  }
+}

@@ -1,0 +1,114 @@
+package dev.sparksavepoint.read;
+
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.errors.Errors;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.connector.read.Batch;
+import org.apache.spark.sql.connector.read.InputPartition;
+import org.apache.spark.sql.connector.read.PartitionReader;
+import org.apache.spark.sql.connector.read.PartitionReaderFactory;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.StructType;
+
+/** A scan of Spark's state reader whose rows are flattened ({@link FlatSchema}) in the tasks. */
+public final class FlatScan implements Scan, Batch {
+  private final Scan source;
+  private final FlatSchema flat;
+  private final String name;
+  private final ReadFailure failure;
+  private Batch batch;
+
+  public FlatScan(Scan source, FlatSchema flat, String name, ReadFailure failure) {
+    this.source = source;
+    this.flat = flat;
+    this.name = name;
+    this.failure = failure;
+  }
+
+  @Override
+  public StructType readSchema() {
+    return flat.schema();
+  }
+
+  @Override
+  public String description() {
+    return "savepoint state " + name;
+  }
+
+  @Override
+  public Batch toBatch() {
+    return this;
+  }
+
+  @Override
+  public InputPartition[] planInputPartitions() {
+    return sourceBatch().planInputPartitions();
+  }
+
+  @Override
+  public PartitionReaderFactory createReaderFactory() {
+    return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat, failure);
+  }
+
+  private Batch sourceBatch() {
+    if (batch == null) batch = source.toBatch();
+    return batch;
+  }
+
+  /** What a read task reports when Spark's provider cannot load the state files it reads. */
+  public record ReadFailure(String checkpoint, String uid, long operatorId, String state,
+      long batchId) implements java.io.Serializable {
+    RuntimeException of(Throwable cause) {
+      // A SparkThrowable thrown in a task reaches the driver as itself (Spark 4.3), not as a
+      // "Job aborted due to stage failure" wrapper.
+      return Errors.corruptState(checkpoint, uid, operatorId, state, batchId,
+          CheckpointLog.stateVersion(batchId), org.apache.spark.TaskContext.getPartitionId(),
+          cause).raise();
+    }
+  }
+
+  /** Wraps the source reader factory; serialized to the executors with the flat schema. */
+  static final class FlatReaderFactory implements PartitionReaderFactory {
+    private final PartitionReaderFactory source;
+    private final FlatSchema flat;
+    private final ReadFailure failure;
+
+    FlatReaderFactory(PartitionReaderFactory source, FlatSchema flat, ReadFailure failure) {
+      this.source = source;
+      this.flat = flat;
+      this.failure = failure;
+    }
+
+    @Override
+    public PartitionReader<InternalRow> createReader(InputPartition partition) {
+      PartitionReader<InternalRow> reader;
+      try {
+        reader = source.createReader(partition);
+      } catch (Exception e) {
+        throw failure.of(e);
+      }
+      UnsafeProjection projection = flat.projection();
+      return new PartitionReader<>() {
+        @Override
+        public boolean next() throws java.io.IOException {
+          try {
+            return reader.next();
+          } catch (Exception e) {
+            throw failure.of(e);
+          }
+        }
+
+        @Override
+        public InternalRow get() {
+          return projection.apply(reader.get());
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+          reader.close();
+        }
+      };
+    }
+  }
+}

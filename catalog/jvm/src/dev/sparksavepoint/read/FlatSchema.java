@@ -1,0 +1,127 @@
+package dev.sparksavepoint.read;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GetStructField;
+import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.Metadata;
+import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * Flat columns over the nested rows of Spark's {@code statestore} reader: the fields of
+ * {@code key}, {@code value} (and of a {@code groupState} inside it), {@code list_element},
+ * {@code user_map_key} and {@code user_map_value} become top-level columns; other columns
+ * ({@code expiration_timestamp_ms}, {@code partition_id}) stay as they are. Void placeholder
+ * fields (dedup's {@code __dummy__}) are dropped. A name already taken is prefixed with its
+ * source column, e.g. {@code value_user}.
+ */
+public final class FlatSchema implements Serializable {
+  private static final Set<String> EXPANDED =
+      Set.of("key", "value", "list_element", "user_map_key", "user_map_value");
+
+  private final StructType source;
+  private final List<int[]> paths = new ArrayList<>();
+  private final List<StructField> fields = new ArrayList<>();
+
+  public FlatSchema(StructType source) {
+    this.source = source;
+    Set<String> taken = new HashSet<>();
+    StructField[] top = source.fields();
+    for (int i = 0; i < top.length; i++) {
+      StructField column = top[i];
+      if (EXPANDED.contains(column.name()) && column.dataType() instanceof StructType struct) {
+        expand(struct, new int[] {i}, column.name(), taken);
+      } else {
+        add(column, new int[] {i}, "", taken);
+      }
+    }
+  }
+
+  /**
+   * The names of the flat columns a key or value struct becomes, in order: void fields dropped,
+   * a {@code groupState} struct expanded (the walk a write's row encoder mirrors).
+   */
+  public static List<String> leafNames(StructType struct) {
+    List<String> names = new ArrayList<>();
+    for (StructField field : struct.fields()) {
+      if (field.dataType() instanceof NullType) continue;
+      if (isGroupState(field)) {
+        names.addAll(leafNames((StructType) field.dataType()));
+      } else {
+        names.add(field.name());
+      }
+    }
+    return names;
+  }
+
+  /** True for the {@code groupState} struct of [flatMap|applyInPandas]GroupsWithState values. */
+  public static boolean isGroupState(StructField field) {
+    return field.name().equals("groupState") && field.dataType() instanceof StructType;
+  }
+
+  private void expand(StructType struct, int[] prefix, String origin, Set<String> taken) {
+    StructField[] nested = struct.fields();
+    for (int j = 0; j < nested.length; j++) {
+      StructField field = nested[j];
+      int[] path = append(prefix, j);
+      if (field.dataType() instanceof NullType) continue;
+      if (isGroupState(field)) {
+        expand((StructType) field.dataType(), path, origin, taken);
+      } else {
+        add(field, path, origin, taken);
+      }
+    }
+  }
+
+  private void add(StructField field, int[] path, String origin, Set<String> taken) {
+    String name = field.name();
+    if (taken.contains(name.toLowerCase())) name = origin + "_" + name;
+    taken.add(name.toLowerCase());
+    String comment = origin.isEmpty()
+        ? (field.name().equals("partition_id") ? "state partition" : field.name())
+        : "state " + origin.replace('_', ' ') + " field";
+    paths.add(path);
+    fields.add(new StructField(name, field.dataType(), true, Metadata.empty()).withComment(comment));
+  }
+
+  private static int[] append(int[] prefix, int index) {
+    int[] path = java.util.Arrays.copyOf(prefix, prefix.length + 1);
+    path[prefix.length] = index;
+    return path;
+  }
+
+  public StructType source() {
+    return source;
+  }
+
+  public StructType schema() {
+    return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  /** A projection from source rows to flat rows (code-generated, one per reader). */
+  public UnsafeProjection projection() {
+    List<Expression> exprs = new ArrayList<>();
+    for (int[] path : paths) {
+      StructField top = source.fields()[path[0]];
+      Expression expr = new BoundReference(path[0], top.dataType(), true);
+      DataType type = top.dataType();
+      for (int k = 1; k < path.length; k++) {
+        StructField field = ((StructType) type).fields()[path[k]];
+        expr = new GetStructField(expr, path[k], Option.apply(field.name()));
+        type = field.dataType();
+      }
+      exprs.add(expr);
+    }
+    return UnsafeProjection.create(CollectionConverters.asScala(exprs).toList());
+  }
+}

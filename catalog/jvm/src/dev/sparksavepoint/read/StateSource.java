@@ -1,0 +1,49 @@
+package dev.sparksavepoint.read;
+
+import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.errors.Errors;
+import java.util.Map;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Spark's own {@code statestore} data source, the only way state is read: its schema for a set
+ * of reader options (from schema and metadata files, no Spark job) and its scans.
+ */
+public final class StateSource {
+  private StateSource() {}
+
+  /** The nested schema ({@code key}, {@code value}, ..., {@code partition_id}) of a state. */
+  public static StructType schema(Map<String, String> options) {
+    return new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options));
+  }
+
+  /**
+   * The schema of state {@code table} of operator {@code op} as of {@code batchId}.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when its state schema
+   *     or metadata files cannot be read
+   */
+  public static StructType schema(String checkpoint, Operator op, String table, long batchId,
+      Map<String, String> options) {
+    try {
+      return schema(options);
+    } catch (Exception e) { // Spark's readers may throw Hadoop's checked exceptions
+      if (Errors.isSavepointError(e)) throw e;
+      throw Errors.corruptFile(checkpoint, "state/" + op.id() + "/ (state schema files"
+          + " of " + op.uid() + "." + table + ")", "batch " + batchId, e, "Restore the state"
+          + " folder's _metadata and _stateSchema files from a copy of the checkpoint.");
+    }
+  }
+
+  /** A scan builder of the state reader with {@code options}, for a known {@code schema}. */
+  public static ScanBuilder scanBuilder(StructType schema, Map<String, String> options) {
+    SupportsRead table = (SupportsRead) new StateDataSource()
+        .getTable(schema, new Transform[0], options);
+    return table.newScanBuilder(new CaseInsensitiveStringMap(options));
+  }
+}

@@ -1,0 +1,117 @@
+package dev.sparksavepoint.sql;
+
+import dev.sparksavepoint.errors.Errors;
+import java.util.Collections;
+import java.util.Set;
+import java.util.WeakHashMap;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.plans.logical.Command;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.execution.command.SetCommand;
+import scala.Function1;
+import scala.Option;
+import scala.Tuple2;
+import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.BoxedUnit;
+
+/**
+ * A read-only mode for servers (the Thrift server of {@code spark-savepoint thriftserver}): with
+ * {@code spark.sql.extensions=dev.sparksavepoint.sql.ReadOnlyGuard} and
+ * {@code spark.savepoint.readOnly=true} in the application's conf (fixed at start: a client's
+ * {@code SET} cannot change it), every statement that writes or changes anything is refused at
+ * analysis, in every catalog: INSERT/DELETE/UPDATE/MERGE, CALL, CREATE/DROP/ALTER of tables,
+ * views, functions and namespaces, ADD JAR, CACHE, and {@code SET} of
+ * {@code spark.sql.catalog.*}, {@code spark.savepoint.*} or {@code spark.sql.extensions}.
+ * Queries, SHOW, DESCRIBE, EXPLAIN, USE and other SET/RESET are allowed.
+ *
+ * <p>Sessions passed to {@link #exempt} (the tool's own, which keep the views in sync) are not
+ * checked.
+ */
+public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+  public static final String READ_ONLY_CONF = "spark.savepoint.readOnly";
+
+  /** Commands that only read: matched by class name so Spark's internal classes stay unlinked. */
+  private static final Set<String> READ_COMMANDS = Set.of(
+      "ShowNamespaces", "ShowNamespacesCommand", "ShowTables", "ShowTablesCommand",
+      "ShowTableExtended", "ShowTablesExtended", "ShowViews", "ShowViewsCommand",
+      "ShowFunctions", "ShowFunctionsCommand", "ShowColumns", "ShowColumnsCommand",
+      "ShowTableProperties", "ShowTablePropertiesCommand", "ShowCreateTable",
+      "ShowCreateTableCommand", "ShowCreateTableAsSerdeCommand", "ShowPartitions",
+      "ShowPartitionsCommand", "ShowCatalogsCommand", "ShowCurrentNamespace",
+      "ShowCurrentNamespaceCommand", "SetCatalogAndNamespace", "SetNamespaceCommand",
+      "SetCatalogCommand", "DescribeNamespace", "DescribeRelation", "DescribeColumn",
+      "DescribeFunction", "DescribeTableCommand", "DescribeColumnCommand",
+      "DescribeDatabaseCommand", "DescribeFunctionCommand", "DescribeQueryCommand",
+      "ExplainCommand", "SetCommand", "ResetCommand");
+
+  private static final String[] PROTECTED_KEYS =
+      {"spark.sql.catalog.", "spark.savepoint.", "spark.sql.extensions"};
+
+  private static final Set<SparkSession> EXEMPT =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+  /** Lets {@code session} write even when the application is read-only. */
+  public static void exempt(SparkSession session) {
+    EXEMPT.add(session);
+  }
+
+  /** Whether the application of {@code session} was started read-only. */
+  public static boolean readOnly(SparkSession session) {
+    return session.sparkContext().getConf().getBoolean(READ_ONLY_CONF, false);
+  }
+
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectCheckRule(new AbstractFunction1<
+        SparkSession, Function1<LogicalPlan, BoxedUnit>>() {
+      @Override
+      public Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
+        return new Check(session);
+      }
+    });
+    return BoxedUnit.UNIT;
+  }
+
+  /** The check rule of one session. */
+  private static final class Check extends AbstractFunction1<LogicalPlan, BoxedUnit> {
+    private final SparkSession session;
+
+    Check(SparkSession session) {
+      this.session = session;
+    }
+
+    @Override
+    public BoxedUnit apply(LogicalPlan plan) {
+      if (readOnly(session) && !EXEMPT.contains(session)) refuseWrites(plan);
+      return BoxedUnit.UNIT;
+    }
+  }
+
+  private static void refuseWrites(LogicalPlan plan) {
+    if (plan instanceof Command) {
+      String command = plan.getClass().getSimpleName();
+      if (!READ_COMMANDS.contains(command)) throw refused(command);
+      if (plan instanceof SetCommand set) checkSet(set);
+    }
+    for (LogicalPlan child : CollectionConverters.asJava(plan.children())) refuseWrites(child);
+  }
+
+  private static void checkSet(SetCommand set) {
+    Option<Tuple2<String, Option<String>>> kv = set.kv();
+    if (kv.isEmpty() || kv.get()._2().isEmpty()) return;
+    String key = kv.get()._1();
+    for (String prefix : PROTECTED_KEYS) {
+      if (key.startsWith(prefix)) throw refused("SET " + key);
+    }
+  }
+
+  private static RuntimeException refused(String what) {
+    return Errors.analysis(
+        "SAVEPOINT_READ_ONLY",
+        what + " is refused: this server is read-only (" + READ_ONLY_CONF + "=true). Queries,"
+            + " SHOW, DESCRIBE and EXPLAIN are allowed; to permit writes and DDL restart it with"
+            + " `spark-savepoint thriftserver ... --allow-writes`.");
+  }
+}

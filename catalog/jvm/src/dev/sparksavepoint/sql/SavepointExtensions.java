@@ -1,0 +1,106 @@
+package dev.sparksavepoint.sql;
+
+import dev.sparksavepoint.catalog.MetadataTable;
+import dev.sparksavepoint.catalog.SavepointCatalog;
+import dev.sparksavepoint.errors.Errors;
+import java.util.Map;
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.ExpressionInfo;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import scala.Function1;
+import scala.Option;
+import scala.Tuple3;
+import scala.collection.immutable.Seq;
+import scala.runtime.BoxedUnit;
+
+/**
+ * SQL table functions for any session started with
+ * {@code spark.sql.extensions=dev.sparksavepoint.sql.SavepointExtensions} (PySpark, spark-sql,
+ * the Thrift server alike), reading a checkpoint without configuring a catalog:
+ *
+ * <pre>
+ *   SELECT * FROM savepoint_metadata('/data/ckpt' [, batchId]);
+ *   SELECT * FROM savepoint_state('/data/ckpt', 'agg_0', 'default' [, batchId]);
+ * </pre>
+ *
+ * <p>It also widens narrower whole numbers written into state key columns ({@link WidenKeys}).
+ */
+public class SavepointExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
+  static final String METADATA = "savepoint_metadata";
+  static final String STATE = "savepoint_state";
+
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectTableFunction(new Tuple3<>(
+        FunctionIdentifier.apply(METADATA),
+        new ExpressionInfo(SavepointExtensions.class.getName(), null, METADATA,
+            "_FUNC_(path [, batchId]) - One row per state table of the streaming checkpoint.",
+            "", "\n    Examples:\n      > SELECT uid, state FROM _FUNC_('/data/ckpt');\n", "",
+            "table_funcs", "0.1.0", "", "built-in"),
+        (Function1<Seq<Expression>, LogicalPlan>) args -> metadata(args)));
+    extensions.injectTableFunction(new Tuple3<>(
+        FunctionIdentifier.apply(STATE),
+        new ExpressionInfo(SavepointExtensions.class.getName(), null, STATE,
+            "_FUNC_(path, uid, state [, batchId]) - The flat rows of one state.",
+            "", "\n    Examples:\n      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
+            "", "table_funcs", "0.1.0", "", "built-in"),
+        (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
+    extensions.injectResolutionRule(
+        (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+            session -> new WidenKeys());
+    return BoxedUnit.UNIT;
+  }
+
+  private static LogicalPlan metadata(Seq<Expression> args) {
+    checkArity(METADATA, args, 1, 2, "path [, batchId]");
+    SavepointCatalog catalog = catalogFor(METADATA, literal(args, 0));
+    Identifier ident = Identifier.of(new String[0], MetadataTable.NAME);
+    return relation(catalog, ident, args.size() > 1 ? literal(args, 1) : null);
+  }
+
+  private static LogicalPlan state(Seq<Expression> args) {
+    checkArity(STATE, args, 3, 4, "path, uid, state [, batchId]");
+    SavepointCatalog catalog = catalogFor(STATE, literal(args, 0));
+    Identifier ident = Identifier.of(new String[] {literal(args, 1)}, literal(args, 2));
+    return relation(catalog, ident, args.size() > 3 ? literal(args, 3) : null);
+  }
+
+  private static SavepointCatalog catalogFor(String function, String path) {
+    SavepointCatalog catalog = new SavepointCatalog();
+    catalog.initialize(function, new CaseInsensitiveStringMap(Map.of("path", path)));
+    return catalog;
+  }
+
+  private static LogicalPlan relation(SavepointCatalog catalog, Identifier ident, String batch) {
+    try {
+      Table table = batch == null ? catalog.loadTable(ident) : catalog.loadTable(ident, batch);
+      return DataSourceV2Relation.create(table, Option.empty(), Option.empty());
+    } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+      throw Errors.analysis("SAVEPOINT_NO_SUCH_STATE", e.getMessage());
+    }
+  }
+
+  private static void checkArity(String function, Seq<Expression> args, int min, int max,
+      String usage) {
+    if (args.size() < min || args.size() > max) {
+      throw Errors.analysis("SAVEPOINT_BAD_ARGUMENTS",
+          function + " takes (" + usage + "), got " + args.size() + " argument(s).");
+    }
+  }
+
+  private static String literal(Seq<Expression> args, int index) {
+    Expression arg = args.apply(index);
+    if (!arg.foldable()) {
+      throw Errors.analysis("SAVEPOINT_BAD_ARGUMENTS",
+          "argument " + (index + 1) + " must be a constant, got " + arg.sql() + ".");
+    }
+    Object value = arg.eval(null);
+    return value == null ? null : value.toString();
+  }
+}

@@ -1,0 +1,41 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.commit.CheckpointCommit;
+import dev.sparksavepoint.commit.InterruptedEdit;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * A batch that changes no state: every store partition's version N+1 committed again as N+2,
+ * through Spark's providers, then commits/N+1. It completes the batch an interrupted edit
+ * planned ({@link InterruptedEdit}), as the restarted query would.
+ */
+public final class EmptyBatch {
+  private EmptyBatch() {}
+
+  /**
+   * Completes the interrupted edit's batch of {@code ckpt} when there is one that may be
+   * completed; false when the last batch is not an interrupted edit's.
+   *
+   * @param force complete it even when a claimer is not provably gone
+   * @throws org.apache.spark.sql.AnalysisException as {@link InterruptedEdit#completable}
+   */
+  public static boolean completeInterruptedEdit(SparkSession spark, Checkpoint ckpt,
+      boolean force) {
+    if (!InterruptedEdit.completable(ckpt, force)) return false;
+    long last = ckpt.lastCommitted();
+    long batch = CheckpointLog.nextBatch(last);
+    WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
+    CheckpointCommit tx = CheckpointCommit.begin(plan, "complete interrupted batch " + batch,
+        true, force);
+    try {
+      tx.finish(UntouchedPartitions.commitAll(plan,
+          "savepoint: complete interrupted batch " + batch + " of " + ckpt.location()));
+    } catch (RuntimeException e) {
+      tx.rollback();
+      throw e;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,150 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.ColumnFamilies;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.CrashPoint;
+import dev.sparksavepoint.commit.PartitionCommit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
+import org.apache.spark.sql.execution.streaming.state.StateStore;
+import org.apache.spark.sql.execution.streaming.state.StateStoreId;
+import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
+import org.apache.spark.sql.execution.streaming.state.StateStoreProviderId;
+import org.apache.spark.sql.execution.streaming.state.StateStoreIterator;
+import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
+import scala.Option;
+
+/**
+ * One partition of one state store, opened in a Spark task through Spark's own provider
+ * ({@code StateStoreProvider.createAndInit} -> {@code getStore(N+1)}), edited with
+ * {@code put}/{@code remove} and committed as version N+2. Never writes files itself.
+ */
+final class StatePartition implements AutoCloseable {
+  private final StoreSpec spec;
+  private final int partition;
+  private final StateStoreProvider provider;
+  private final StateStore store;
+  private long upserted;
+  private long removed;
+
+  private StatePartition(StoreSpec spec, int partition, StateStoreProvider provider,
+      StateStore store) {
+    this.spec = spec;
+    this.partition = partition;
+    this.provider = provider;
+    this.store = store;
+  }
+
+  /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
+  static StatePartition open(WritePlan plan, StoreSpec spec, int partition) {
+    StateStoreId id = new StateStoreId(plan.stateLocation(), spec.operatorId(), partition,
+        spec.storeName());
+    ColumnFamilies families = spec.families();
+    StateStoreProvider provider = StateStoreProvider.createAndInit(
+        new StateStoreProviderId(id, plan.runId()), spec.keySchema(), spec.valueSchema(),
+        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, plan.storeConf(),
+        plan.hadoopConf(), false, families == null ? Option.empty()
+            : families.schemaProvider(plan.stateLocation(), plan.hadoopConf()));
+    try {
+      StateStore store = provider.getStore(CheckpointLog.stateVersion(plan.batchId()),
+          Option.apply(plan.uniqueId(spec, partition)), false, false);
+      if (families != null) families.register(store);
+      return new StatePartition(spec, partition, provider, store);
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Puts a key (its bytes as Spark encodes it) into column family {@code cf} unless it already
+   * holds exactly this value.
+   */
+  void upsert(UnsafeRow key, UnsafeRow value, String cf) {
+    UnsafeRow old = store.get(key, cf);
+    if (old != null && old.equals(value)) return;
+    put(key, value, cf);
+  }
+
+  /** Removes every key of {@code cf} not in {@code keep} (what turns an upsert into a replace). */
+  void removeAllBut(Set<UnsafeRow> keep, String cf) {
+    for (UnsafeRow key : keys(cf)) {
+      if (!keep.contains(key)) remove(key, cf);
+    }
+  }
+
+  /** The stored value of {@code key} in column family {@code cf}, or null. */
+  UnsafeRow get(UnsafeRow key, String cf) {
+    return store.get(key, cf);
+  }
+
+  /** The values of a multi-valued (list) column family under {@code key}, copied. */
+  List<UnsafeRow> values(UnsafeRow key, String cf) {
+    List<UnsafeRow> values = new ArrayList<>();
+    scala.collection.Iterator<UnsafeRow> it = store.valuesIterator(key, cf);
+    while (it.hasNext()) values.add(it.next().copy());
+    return values;
+  }
+
+  /** Every key of column family {@code cf}, copied, each once (also for list families). */
+  List<UnsafeRow> keys(String cf) {
+    Set<UnsafeRow> keys = new java.util.LinkedHashSet<>();
+    boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
+    StateStoreIterator<UnsafeRowPair> it = multi ? store.iteratorWithMultiValues(cf)
+        : store.iterator(cf);
+    try {
+      while (it.hasNext()) {
+        UnsafeRow key = it.next().key();
+        if (!keys.contains(key)) keys.add(key.copy());
+      }
+    } finally {
+      it.close();
+    }
+    return new ArrayList<>(keys);
+  }
+
+  void put(UnsafeRow key, UnsafeRow value, String cf) {
+    store.put(key, value, cf);
+    upserted++;
+  }
+
+  /** Appends values to a list column family ({@code merge}, as ListState.appendList). */
+  void mergeList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+    upserted += values.size();
+  }
+
+  /** Replaces the values of a list column family under {@code key} (as ListState.put). */
+  void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+    upserted += values.size();
+  }
+
+  void remove(UnsafeRow key, String cf) {
+    store.remove(key, cf);
+    removed++;
+  }
+
+  /** Commits version N+2 and reports it. */
+  PartitionCommit commit() {
+    store.commit();
+    CrashPoint.reach("state");
+    Option<String> id = store.getStateStoreCheckpointInfo().stateStoreCkptId();
+    return new PartitionCommit(spec.operatorId(), spec.storeName(), partition,
+        id.isDefined() ? id.get() : null, upserted, removed);
+  }
+
+  /** Drops uncommitted changes (no-op after commit). */
+  void abort() {
+    if (!store.hasCommitted()) store.abort();
+  }
+
+  @Override
+  public void close() {
+    provider.close();
+  }
+}

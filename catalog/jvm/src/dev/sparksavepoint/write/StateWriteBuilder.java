@@ -1,0 +1,46 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.TableOrigin;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.SupportsTruncate;
+import org.apache.spark.sql.connector.write.Write;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Builds the write of one state table: an upsert by key (INSERT INTO, {@code append()}), or,
+ * after {@link #truncate}, a replace of the table's whole content (INSERT OVERWRITE,
+ * {@code overwrite(lit(true))}, and the copy-on-write rewrite Spark runs for DELETE).
+ * Everything that can be checked without the data is checked here, before any task runs: the
+ * checkpoint's state, the state kind, the given columns and their types.
+ */
+public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
+  private final TableOrigin origin;
+  private final StructType table;
+  private final LogicalWriteInfo info;
+  private boolean replace;
+
+  public StateWriteBuilder(TableOrigin origin, StructType table, LogicalWriteInfo info) {
+    this.origin = origin;
+    this.table = table;
+    this.info = info;
+  }
+
+  /** Replace the whole state of the table instead of upserting into it. */
+  @Override
+  public WriteBuilder truncate() {
+    replace = true;
+    return this;
+  }
+
+  @Override
+  public Write build() {
+    SparkSession spark = SparkSession.active();
+    WritePlan plan = WritePlan.prepare(spark, origin,
+        info.options().getBoolean("force", false));
+    RowEncoder encoder = RowEncoder.create(plan, table, info.schema(),
+        spark.sessionState().conf().sessionLocalTimeZone());
+    return new StateWrite(plan, encoder, replace);
+  }
+}

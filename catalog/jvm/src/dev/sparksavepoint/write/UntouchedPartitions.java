@@ -1,0 +1,71 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.PartitionCommit;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * Every store partition a write's tasks did not commit (other operators and stores, and
+ * partitions of the edited store that got no rows) still needs version N+2. One Spark job
+ * commits them, one task per store partition: unchanged, or emptied when the write replaces
+ * the edited store's whole content.
+ */
+public final class UntouchedPartitions {
+  private UntouchedPartitions() {}
+
+  /** One store partition to carry over. */
+  record Item(StoreSpec spec, int partition, boolean clear) implements Serializable {}
+
+  /** Commits the missing partitions; returns their commits. */
+  static List<PartitionCommit> commit(WritePlan plan, List<PartitionCommit> done,
+      boolean replace) {
+    List<Item> items = new ArrayList<>();
+    for (StoreSpec spec : plan.stores()) {
+      for (int p = 0; p < spec.numPartitions(); p++) {
+        final int partition = p;
+        if (done.stream().noneMatch(c -> c.covers(spec, partition))) {
+          items.add(new Item(spec, p, replace && spec.equals(plan.edited())));
+        }
+      }
+    }
+    return run(plan, items, "savepoint: commit untouched state partitions of " + plan.uid()
+        + "." + plan.state());
+  }
+
+  /** Commits the next version of every store partition of {@code plan}, unchanged. */
+  public static List<PartitionCommit> commitAll(WritePlan plan, String description) {
+    List<Item> items = new ArrayList<>();
+    for (StoreSpec spec : plan.stores()) {
+      for (int p = 0; p < spec.numPartitions(); p++) items.add(new Item(spec, p, false));
+    }
+    return run(plan, items, description);
+  }
+
+  private static List<PartitionCommit> run(WritePlan plan, List<Item> items, String description) {
+    if (items.isEmpty()) return List.of();
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+    sc.setJobDescription(description);
+    try {
+      return sc.parallelize(items, items.size()).map(item -> carryOver(plan, item)).collect();
+    } finally {
+      sc.setJobDescription(null);
+    }
+  }
+
+  private static PartitionCommit carryOver(WritePlan plan, Item item) {
+    try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
+      try {
+        if (item.clear()) StateEdits.of(plan).finish(store, true, Set.of());
+        return store.commit();
+      } catch (RuntimeException e) {
+        store.abort();
+        throw e;
+      }
+    }
+  }
+}

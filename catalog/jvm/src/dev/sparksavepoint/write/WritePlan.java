@@ -1,0 +1,295 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.ColumnFamilies;
+import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.StateRef;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.checkpoint.TwsVariable;
+import dev.sparksavepoint.commit.BatchPlan;
+import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.StateSource;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
+import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadataBase;
+import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.util.SerializableConfiguration;
+import scala.Option;
+
+/**
+ * A validated write of one state table: the last committed batch N the write starts from, the
+ * store it edits, every store of every stateful operator (all get a new version N+2), and the
+ * StateStoreConf (session conf overlaid with the confs recorded in offsets/N, RocksDB changelog
+ * checkpointing on). Built on the driver by {@link #prepare}; shipped to the tasks.
+ */
+public final class WritePlan implements BatchPlan, Serializable {
+  /**
+   * Always on for a write, whatever the query uses (Spark does not record it in the offset log).
+   * A RocksDB version is then committed as {@code <version>.changelog} only, never as a
+   * {@code <version>.zip} snapshot. This matters when a write is killed before commits/N+1: its
+   * version N+2 files stay behind, and the restarted query commits its own version N+2. A
+   * leftover changelog is overwritten by the query's changelog or outranked by its snapshot; a
+   * leftover snapshot would outrank the query's changelog, and every later load of version N+2
+   * would resurrect the killed edit (tests/test_write_crash.py).
+   */
+  static final String CHANGELOG_CHECKPOINTING =
+      "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
+
+  /** Operator kinds whose single store can be written. */
+  static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
+
+  private final String checkpoint;
+  private final String uid;
+  private final String state;
+  private final long batchId;
+  private final StoreSpec edited;
+  private final List<StoreSpec> stores;
+  private final StateStoreConf storeConf;
+  private final SerializableConfiguration hadoopConf;
+  /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
+  private final HashMap<Long, String[][]> uniqueIds;
+  private final String runId = UUID.randomUUID().toString();
+  /** The transformWithState variable (or timers) the write edits, or null. */
+  private TwsVariable variable;
+
+  private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
+      List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
+      HashMap<Long, String[][]> uniqueIds) {
+    this.checkpoint = checkpoint;
+    this.uid = uid;
+    this.state = state;
+    this.batchId = batchId;
+    this.edited = edited;
+    this.stores = stores;
+    this.storeConf = storeConf;
+    this.hadoopConf = new SerializableConfiguration(hadoopConf);
+    this.uniqueIds = uniqueIds;
+  }
+
+  /**
+   * Validates that {@code origin} can be written now and plans the write. When the last batch
+   * is an interrupted edit's whose writer is gone, completes that batch first
+   * ({@link EmptyBatch}).
+   *
+   * @param force skip the guess whether the checkpoint's query is alive ({@link QueryActivity})
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_QUERY_RUNNING / _QUERY_ALIVE when
+   *     the query runs or may run, SAVEPOINT_UNCOMMITTED_BATCH / _INTERRUPTED_EDIT when the last
+   *     batch is planned but not committed, SAVEPOINT_CONCURRENT_WRITE when another edit
+   *     committed since the statement read the table, SAVEPOINT_READ_ONLY_STATE for state kinds not writable yet
+   */
+  public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
+    Operator op = origin.operator();
+    QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
+    long loaded = ckpt.lastCommitted();
+    if (ckpt.lastPlanned() > loaded) {
+      if (!EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
+        throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
+            ckpt.lastPlanned());
+      }
+      // the completed batch holds the state of the batch before it, where the table was loaded
+      ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
+    }
+    long last = ckpt.lastCommitted();
+    if (origin.batchId() != last && origin.batchId() != loaded) {
+      // SQL cannot write AS OF a batch: the checkpoint moved on since the statement began
+      throw Errors.concurrentWrite(ckpt.location(), CheckpointLog.nextBatch(origin.batchId()),
+          "batch " + last
+          + " was committed after the statement read the table at batch " + origin.batchId());
+    }
+    checkWritable(ckpt.location(), op, origin);
+    List<StoreSpec> stores = allStores(ckpt, last, hadoopConf);
+    String editedStore = op.kind().equals("tws") ? "default" : origin.ref().value();
+    StoreSpec edited = stores.stream()
+        .filter(s -> s.operatorId() == op.id() && s.storeName().equals(editedStore))
+        .findFirst().orElse(null);
+    if (edited == null) {
+      throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
+          + " listed in the operator metadata of batch " + last + ".");
+    }
+    WritePlan plan = new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited,
+        stores, storeConf(spark, ckpt.location(), last), hadoopConf,
+        uniqueIds(ckpt, last));
+    if (edited.families() != null) {
+      plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
+    }
+    return plan;
+  }
+
+  /** Every store of every stateful operator of {@code ckpt} as of batch {@code n}. */
+  private static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
+    List<StoreSpec> stores = new ArrayList<>();
+    for (Operator op : ckpt.operators(n)) {
+      List<String> names = op.storeNames();
+      for (int i = 0; i < names.size(); i++) {
+        stores.add(op.kind().equals("tws")
+            ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
+            : storeSpec(ckpt.location(), op, names.get(i), i, n));
+      }
+    }
+    return stores;
+  }
+
+  /**
+   * The plan that gives every store of {@code template}'s operators (as of batch {@code n}) an
+   * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0.
+   */
+  public static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    return new WritePlan(target, "*", "*", -1, null, allStores(template, n, hadoopConf),
+        storeConf(spark, template.location(), n), hadoopConf, null);
+  }
+
+  /** The plan that commits batch {@code n}'s state of every store again, as batch n+1. */
+  public static WritePlan carryOver(SparkSession spark, Checkpoint ckpt, long n) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    return new WritePlan(ckpt.location(), "*", "*", n, null, allStores(ckpt, n, hadoopConf),
+        storeConf(spark, ckpt.location(), n), hadoopConf, uniqueIds(ckpt, n));
+  }
+
+  private static void checkWritable(String path, Operator op, TableOrigin origin) {
+    String kind = op.kind();
+    if (kind.equals("join")) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "stream-stream join state is"
+          + " read-only for now (its four stores must stay consistent with each other).");
+    }
+    if (kind.equals("tws")) return; // per variable: TwsVariable.of
+    if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing " + op.name()
+          + " state is not supported yet; writable kinds: streaming aggregation (agg_N),"
+          + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
+          + " (groupstate_N), transformWithState state variables and timers (tws_N).");
+    }
+  }
+
+  private static StoreSpec storeSpec(String path, Operator op, String store, int index,
+      long batchId) {
+    Map<String, String> options = StateRef.store(op.id(), store).options(path, batchId);
+    StructType source = StateSource.schema(path, op, Operator.tableName(store), batchId, options);
+    return new StoreSpec(op.id(), store, op.numPartitions(),
+        (StructType) source.apply("key").dataType(), (StructType) source.apply("value").dataType(),
+        index);
+  }
+
+  /**
+   * A transformWithState store (RocksDB, one column family per state variable): opened with the
+   * grouping key and a void value as its default family, like the operator opens it, and with
+   * every column family of its state schema file registered.
+   */
+  private static StoreSpec twsStoreSpec(String path, Operator op, String store, int index,
+      long batchId, Configuration hadoopConf) {
+    ColumnFamilies families = ColumnFamilies.read(path, op, store, batchId, hadoopConf);
+    StructType dummy = new StructType().add("__dummy__", org.apache.spark.sql.types.NullType$.MODULE$);
+    return new StoreSpec(op.id(), store, op.numPartitions(), families.groupingKeySchema(), dummy,
+        index, families);
+  }
+
+  /**
+   * The session's SQL conf overlaid with the confs recorded in offsets/{batchId}, with RocksDB
+   * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}).
+   */
+  private static StateStoreConf storeConf(SparkSession spark, String path, long batchId) {
+    SQLConf conf = spark.sessionState().conf().clone();
+    OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
+        OffsetSeqLog.$lessinit$greater$default$3());
+    Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
+    if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
+    conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
+    return StateStoreConf.apply(conf);
+  }
+
+  /**
+   * The state checkpoint ids recorded in commits/{batchId} (checkpoint format v2), or null.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when the entry or its
+   *     ids cannot be parsed
+   */
+  private static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
+    try {
+      Map<Long, String[][]> ids =
+          CheckpointLog.stateUniqueIds(ckpt.commitLog().metadata(batchId));
+      return ids == null ? null : new HashMap<>(ids);
+    } catch (IOException e) {
+      throw Errors.corruptFile(ckpt.location(), CheckpointLog.COMMITS + "/" + batchId,
+          "batch " + batchId, e, "Restore the file from a copy of the checkpoint.");
+    }
+  }
+
+  @Override
+  public String checkpoint() {
+    return checkpoint;
+  }
+
+  public String uid() {
+    return uid;
+  }
+
+  public String state() {
+    return state;
+  }
+
+  /** The last committed batch N; the write commits batch N+1 with state version N+2. */
+  @Override
+  public long batchId() {
+    return batchId;
+  }
+
+  public StoreSpec edited() {
+    return edited;
+  }
+
+  /** The transformWithState variable (or timers) the write edits; null for other state. */
+  TwsVariable variable() {
+    return variable;
+  }
+
+  @Override
+  public List<StoreSpec> stores() {
+    return stores;
+  }
+
+  public StateStoreConf storeConf() {
+    return storeConf;
+  }
+
+  @Override
+  public Configuration hadoopConf() {
+    return hadoopConf.value();
+  }
+
+  public UUID runId() {
+    return UUID.fromString(runId);
+  }
+
+  @Override
+  public boolean hasUniqueIds() {
+    return uniqueIds != null;
+  }
+
+  /** The v2 checkpoint id of version N+1 of a store partition, or null. */
+  public String uniqueId(StoreSpec spec, int partition) {
+    if (uniqueIds == null) return null;
+    String[][] ids = uniqueIds.get(spec.operatorId());
+    if (ids == null || partition >= ids.length || spec.storeIndex() >= ids[partition].length) {
+      return null;
+    }
+    return ids[partition][spec.storeIndex()];
+  }
+}
