@@ -1,0 +1,34 @@
+"""What ``pip install .`` installs: one top-level package with the jar and its sources inside."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO_ROOT
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_one_import_root(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path),
+         str(REPO_ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    (wheel,) = tmp_path.glob("spark_savepoint-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        top_level = archive.read(next(n for n in names if n.endswith("top_level.txt")))
+    assert {name.split("/")[0] for name in names} == {
+        "spark_savepoint", wheel.name.split("-py3")[0] + ".dist-info"}  # fmt: skip
+    assert top_level.decode().split() == ["spark_savepoint"]
+    package = {"/".join(name.split("/")[:2]) for name in names}
+    assert {"spark_savepoint/catalog", "spark_savepoint/sql_ext", "spark_savepoint/udfs"} <= package
+    assert "spark_savepoint/catalog/jvm/spark-savepoint.jar" in names
+    assert any(name.endswith("PythonEntry.java") for name in names)  # sources, to rebuild the jar
+    assert not [name for name in names if "/jvm/test/" in name]
