@@ -336,8 +336,7 @@ def shared(spark, checkpoints, tmp_path_factory) -> dict[str, tuple[str, Path]]:
     copies = {}
     for name in sorted({case.fixture for case in CASES}):
         kind, provider = name.rsplit("-", 1)
-        folder = root / name
-        shutil.copytree(checkpoints[(kind, provider)].checkpoint, folder)
+        folder = checkpoints[(kind, provider)].copy(root / name).checkpoint
         catalog = "bad_" + name.replace("-", "_")
         attach(spark, str(folder), catalog)
         copies[name] = (catalog, folder)
@@ -349,8 +348,7 @@ def test_bad_input(spark, checkpoints, shared, tmp_path: Path, capsys, case: Cas
     catalog, folder = shared[case.fixture]
     if case.setup is not None:
         kind, provider = case.fixture.rsplit("-", 1)
-        folder = tmp_path / "ckpt"
-        shutil.copytree(checkpoints[(kind, provider)].checkpoint, folder)
+        folder = checkpoints[(kind, provider)].copy(tmp_path).checkpoint
         case.setup(spark, folder)
         catalog = "bad_private"
         spark.conf.set(f"spark.sql.catalog.{catalog}", CATALOG_CLASS)

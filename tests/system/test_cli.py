@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -63,8 +62,7 @@ def _assert_nothing_left(folder: Path) -> None:
 
 @pytest.mark.slow
 def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_factory) -> None:
-    ckpt = str(tmp_path_factory.mktemp("cli-checkpoint") / "checkpoint")
-    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, ckpt)
+    ckpt = str(checkpoints[("agg", "hdfs")].copy(tmp_path_factory.mktemp("cli")).checkpoint)
     sql = (
         "SHOW NAMESPACES IN savepoint; "
         "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "

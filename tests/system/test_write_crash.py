@@ -34,7 +34,7 @@ import pytest
 from spark_savepoint import attach
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch
-from tests.support.streaming_queries import StreamingQuery, build, restart_rows
+from tests.support.streaming_queries import build, restart_rows
 
 pytestmark = pytest.mark.slow
 
@@ -148,8 +148,7 @@ def test_halted_write_leaves_a_restartable_checkpoint(
     assert last_batch(query.checkpoint) == (n + 1 if whole else n)
     assert (query.checkpoint / "offsets" / str(n + 1)).exists() == (point != "claimed")
     assert len(claims(query.checkpoint, n + 1)) == 1
-    retry_first = StreamingQuery("agg", provider, tmp_path / "retry-first")
-    shutil.copytree(query.checkpoint, retry_first.checkpoint)
+    retry_first = query.copy(tmp_path / "retry-first")
 
     # (a) the catalog reads the last committed batch: without the edit, or with all of it
     attach(spark, str(query.checkpoint), CATALOG)
@@ -177,8 +176,7 @@ def test_write_removes_snapshots_of_uncommitted_versions(
 ) -> None:
     """A snapshot of version N+2 left next to the checkpoint (no commit refers to it) would
     outrank the version N+2 a write commits; the write removes it once it holds the batch."""
-    checkpoint = tmp_path / "checkpoint"
-    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
+    checkpoint = checkpoints[("agg", "hdfs")].copy(tmp_path).checkpoint
     n = last_batch(checkpoint)
     for partition in (checkpoint / "state" / "0").glob("[0-9]*"):  # valid, but stale, snapshots
         shutil.copy(partition / f"{n + 1}.delta", partition / f"{n + 2}.snapshot")

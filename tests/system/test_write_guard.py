@@ -68,10 +68,7 @@ def test_edit_refused_while_query_runs_elsewhere_and_forced_after_stop(
 
 def test_force_as_a_write_option(spark, checkpoints, tmp_path: Path) -> None:
     """``df.writeTo(t).option("force", "true")`` skips the liveness guess for one write."""
-    import shutil
-
-    checkpoint = tmp_path / "checkpoint"
-    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
+    checkpoint = checkpoints[("agg", "hdfs")].copy(tmp_path).checkpoint
     (checkpoint / "metadata").write_text('{"id":"00000000-0000-0000-0000-000000000001"}\n')
     (checkpoint / ".metadata.crc").unlink()  # another query's id: one this driver never ran
     for log in ("offsets", "commits"):  # as if its query had just committed a batch elsewhere
