@@ -86,17 +86,17 @@ def view_statements(spark: SparkSession, catalog: str, database: str | None = No
     """The ``CREATE OR REPLACE VIEW`` statements for every state table of ``catalog`` and its
     metadata (reads metadata and schema files only: no Spark job)."""
     database = safe_name(database or catalog)
-    target = f"spark_catalog.{database}"
+    target = f"spark_catalog.{_quote(database)}"  # a name like `join` is a keyword
     metadata = spark.table(f"{catalog}.{METADATA_VIEW}")
     statements = [
-        f"CREATE OR REPLACE VIEW {target}.{METADATA_VIEW} AS SELECT *, "
+        f"CREATE OR REPLACE VIEW {target}.{_quote(METADATA_VIEW)} AS SELECT *, "
         f"concat('{database}.', {_VIEW_NAME_SQL}) AS view_name FROM {catalog}.{METADATA_VIEW}"
     ]
     for row in metadata.select("uid", "state", "table_name").collect():
         table = f"{catalog}.{_quote(row.uid)}.{_quote(row.state)}"
         select = select_sql(table, spark.table(table).schema)
         statements.append(
-            f"CREATE OR REPLACE VIEW {target}.{view_name(row.uid, row.state)} AS {select}"
+            f"CREATE OR REPLACE VIEW {target}.{_quote(view_name(row.uid, row.state))} AS {select}"
         )
     return statements
 

@@ -55,6 +55,7 @@ class Server:
             self.lines.append(line.rstrip("\n"))
             if "Ctrl-C" in line:
                 self.ready.set()
+        self.ready.set()  # the server ended: no need to wait for it
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)

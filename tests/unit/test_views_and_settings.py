@@ -67,3 +67,5 @@ def test_a_view_is_recreated_only_when_its_query_changed() -> None:
     assert _unchanged("SELECT  user FROM c.`a`.`b`", statement)  # spacing and quoting aside
     assert not _unchanged("SELECT user, count FROM c.a.b", statement)
     assert not _unchanged(None, statement)
+    keyword = "CREATE OR REPLACE VIEW spark_catalog.`join`.`metadata` AS SELECT * FROM c.metadata"
+    assert _created_view(keyword) == "metadata"  # a database named like a keyword, quoted
