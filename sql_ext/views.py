@@ -137,7 +137,9 @@ def _unchanged(stored: str | None, statement: str) -> bool:
 
 
 def _parse(sql: str) -> exp.Expression:
-    return sqlglot.parse_one(sql, read="spark")
+    tree = sqlglot.parse_one(sql, read="spark")
+    assert isinstance(tree, exp.Expression), sql
+    return tree
 
 
 def _canonical(tree: exp.Expression) -> str:
