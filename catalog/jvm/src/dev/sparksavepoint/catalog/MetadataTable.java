@@ -46,7 +46,9 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
       "min_batch_id BIGINT",
       "max_batch_id BIGINT",
       "state_bytes BIGINT",
-      "checkpoint STRING"));
+      "checkpoint STRING",
+      "spark_version STRING",
+      "inferred STRING"));
 
   private final String catalog;
   private final Checkpoint checkpoint;
@@ -103,6 +105,7 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
     List<Long> committed = checkpoint.committedBatches();
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);
+    String sparkVersion = checkpoint.writtenBy(batchId);
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
@@ -114,7 +117,8 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
             str(catalog + "." + op.uid() + "." + table.getKey()),
             str(fieldDdl(source, "key")), str(valueDdl(source)),
             op.numPartitions(), str(provider), batchId, min, max, bytes,
-            str(checkpoint.location())}));
+            str(checkpoint.location()), str(sparkVersion),
+            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred()))}));
       }
     }
     return rows.toArray(new InternalRow[0]);

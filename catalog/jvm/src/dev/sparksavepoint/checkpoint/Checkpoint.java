@@ -315,6 +315,9 @@ public final class Checkpoint {
   private Operator readOperator(long id, long batchId) throws IOException {
     Path opDir = new Path(new Path(root, "state"), Long.toString(id));
     boolean v2 = fs.exists(new Path(new Path(opDir, "_metadata"), "v2"));
+    if (!v2 && !fs.exists(new Path(new Path(opDir, "_metadata"), "metadata"))) {
+      return OperatorInference.infer(fs, opDir, id);
+    }
     String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
         + " or the latest before it)" : "metadata");
     Option<OperatorStateMetadata> read;
@@ -360,6 +363,12 @@ public final class Checkpoint {
       if (status.isDirectory() && status.getPath().getName().matches("\\d+")) n++;
     }
     return n;
+  }
+
+  /** Which Spark version wrote {@code batchId} ("3.5", "4.0", ...), told by its files. */
+  public String writtenBy(long batchId) {
+    boolean metadata = operators(batchId).stream().anyMatch(op -> op.inferred().isEmpty());
+    return WriterVersion.of(recordedConf(batchId), metadata);
   }
 
   /** Total bytes of an operator's state files (all versions kept on disk). */

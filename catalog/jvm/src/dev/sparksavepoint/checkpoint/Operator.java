@@ -12,7 +12,8 @@ import java.util.Map;
  * <p>Spark has no operator uids, so the uid is the operator's kind plus its operator id:
  * {@code agg_0}, {@code dedup_1}, {@code join_2}, {@code groupstate_3}, {@code tws_4},
  * {@code session_5} ({@code op_N} for anything else). The plain operator id works as a namespace
- * too (it needs backticks in SQL: {@code savepoint.`0`.default}).
+ * too (it needs backticks in SQL: {@code savepoint.`0`.default}). {@code inferred} lists the facts
+ * that were inferred because the checkpoint has no operator metadata (Spark 3.5).
  */
 public record Operator(
     long id,
@@ -20,7 +21,14 @@ public record Operator(
     int metadataVersion,
     int numPartitions,
     List<String> storeNames,
-    OperatorProperties properties) {
+    OperatorProperties properties,
+    List<String> inferred) {
+
+  /** An operator described by its operator metadata (nothing inferred). */
+  public Operator(long id, String name, int metadataVersion, int numPartitions,
+      List<String> storeNames, OperatorProperties properties) {
+    this(id, name, metadataVersion, numPartitions, storeNames, properties, List.of());
+  }
 
   /** The name of the table that lists a transformWithState operator's registered timers. */
   public static final String TIMERS_TABLE = "timers";
