@@ -24,6 +24,12 @@ import org.apache.hadoop.fs.Path;
 public final class CheckpointLog {
   public static final String OFFSETS = "offsets";
   public static final String COMMITS = "commits";
+  /**
+   * The SQL conf of the checkpoint format: 2 records state checkpoint ids in {@code commits/N}.
+   * The offset log does not record it; Spark's state stores and reader take it from the conf.
+   */
+  public static final String FORMAT_VERSION_CONF =
+      "spark.sql.streaming.stateStore.checkpointFormatVersion";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final FileSystem fs;

@@ -124,9 +124,9 @@ public final class WritePlan implements BatchPlan, Serializable {
       throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
           + " listed in the operator metadata of batch " + last + ".");
     }
+    HashMap<Long, String[][]> ids = uniqueIds(ckpt, last);
     WritePlan plan = new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited,
-        stores, storeConf(spark, ckpt.location(), last), hadoopConf,
-        uniqueIds(ckpt, last));
+        stores, storeConf(spark, ckpt.location(), last, ids), hadoopConf, ids);
     if (edited.families() != null) {
       plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
     }
@@ -154,14 +154,15 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     return new WritePlan(target, "*", "*", -1, null, allStores(template, n, hadoopConf),
-        storeConf(spark, template.location(), n), hadoopConf, null);
+        storeConf(spark, template.location(), n, null), hadoopConf, null);
   }
 
   /** The plan that commits batch {@code n}'s state of every store again, as batch n+1. */
   public static WritePlan carryOver(SparkSession spark, Checkpoint ckpt, long n) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    HashMap<Long, String[][]> ids = uniqueIds(ckpt, n);
     return new WritePlan(ckpt.location(), "*", "*", n, null, allStores(ckpt, n, hadoopConf),
-        storeConf(spark, ckpt.location(), n), hadoopConf, uniqueIds(ckpt, n));
+        storeConf(spark, ckpt.location(), n, ids), hadoopConf, ids);
   }
 
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
@@ -203,15 +204,18 @@ public final class WritePlan implements BatchPlan, Serializable {
 
   /**
    * The session's SQL conf overlaid with the confs recorded in offsets/{batchId}, with RocksDB
-   * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}).
+   * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}) and the checkpoint format
+   * of the batch (2 when it records state checkpoint ids {@code uniqueIds}).
    */
-  private static StateStoreConf storeConf(SparkSession spark, String path, long batchId) {
+  private static StateStoreConf storeConf(SparkSession spark, String path, long batchId,
+      Map<Long, String[][]> uniqueIds) {
     SQLConf conf = spark.sessionState().conf().clone();
     OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
         OffsetSeqLog.$lessinit$greater$default$3());
     Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
     if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
     conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
+    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
     return StateStoreConf.apply(conf);
   }
 
