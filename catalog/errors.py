@@ -198,12 +198,6 @@ class TargetNotEmpty(SavepointError):
     error_class = "SAVEPOINT_TARGET_NOT_EMPTY"
 
 
-class TemplateUnsupported(SavepointError):
-    """create_savepoint from a template it cannot copy (checkpoint format v2)."""
-
-    error_class = "SAVEPOINT_TEMPLATE_UNSUPPORTED"
-
-
 class BadArguments(SavepointError):
     """Wrong arguments to a table function (savepoint_metadata, savepoint_state)."""
 
@@ -230,7 +224,7 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         CorruptFile, CheckpointIOError, QueryRunning, QueryAlive, InterruptedEdit,
         ReadOnlyState,
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
-        ConcurrentWrite, WriteFailed, TargetNotEmpty, TemplateUnsupported, BadArguments,
+        ConcurrentWrite, WriteFailed, TargetNotEmpty, BadArguments,
         JvmPieceMissing, PortInUse,
     )
 }  # fmt: skip

@@ -5,7 +5,9 @@ import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreFiles;
+import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditClaim;
+import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.write.UntouchedPartitions;
 import dev.sparksavepoint.write.WritePlan;
@@ -32,7 +34,8 @@ import org.apache.spark.sql.classic.SparkSession;
  * <ul>
  *   <li>{@code offsets/0} := {@code offsets/N} (source offsets, watermark, recorded confs), so the
  *       new run reads input after the template's position; {@code sources/} as is (file sources
- *       keep their log); {@code commits/0} := {@code commits/N};
+ *       keep their log); {@code commits/0} := {@code commits/N} (with the state checkpoint ids
+ *       of the new versions when the template uses checkpoint format v2);
  *   <li>operator metadata and state schema files (no state data), v2 operator metadata renamed
  *       to batch 0 and pointing at the target's own schema files;
  *   <li>a new query id in {@code metadata}.
@@ -77,11 +80,6 @@ public final class EmptySavepoint {
     Checkpoint from = Checkpoint.open(template, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(template);
     long n = from.lastCommitted();
-    if (recordsUniqueIds(from, n)) {
-      throw Errors.templateUnsupported(template, target, "it uses checkpoint format v2"
-          + " (spark.sql.streaming.stateStore.checkpointFormatVersion=2), which empty savepoints"
-          + " do not support yet. Use a checkpoint of the query run with format version 1.");
-    }
     Path root = new Path(target);
     FileSystem fs;
     boolean existed;
@@ -98,11 +96,18 @@ public final class EmptySavepoint {
       fs.mkdirs(root);
       copyLayout(from, n, fs, root, conf);
       List<Operator> operators = from.operators(n);
-      WritePlan plan = WritePlan.emptyCopy(spark, from, n, target);
-      UntouchedPartitions.commitAll(plan, "savepoint: empty state for " + target);
+      boolean formatV2 = recordsUniqueIds(from, n);
+      WritePlan plan = WritePlan.emptyCopy(spark, from, n, target, formatV2);
+      List<PartitionCommit> commits =
+          UntouchedPartitions.commitAll(plan, "savepoint: empty state for " + target);
       copyLog(from, CheckpointLog.OFFSETS, n, fs, root, conf);
       EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);
-      copyLog(from, CheckpointLog.COMMITS, n, fs, root, conf);
+      byte[] commit = from.commitLog().bytes(n);
+      if (formatV2) {
+        commit = CheckpointLog.withStateUniqueIds(commit,
+            CheckpointCommit.stateUniqueIds(plan, commits));
+      }
+      new CheckpointLog(fs, root, CheckpointLog.COMMITS).create(0, commit, conf);
       return "Created empty savepoint '" + target + "' shaped like batch " + n + " of '"
           + template + "': " + operators.size() + " stateful operator(s), "
           + plan.stores().size() + " store(s); committed batch 0 holds empty state.";

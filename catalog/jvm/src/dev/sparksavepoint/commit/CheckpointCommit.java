@@ -152,7 +152,7 @@ public final class CheckpointCommit {
     try {
       byte[] commit = log.bytes(n);
       if (plan.hasUniqueIds()) {
-        commit = CheckpointLog.withStateUniqueIds(commit, uniqueIds(plan, commits));
+        commit = CheckpointLog.withStateUniqueIds(commit, stateUniqueIds(plan, commits));
       }
       log.create(next, commit, plan.hadoopConf());
     } catch (FileAlreadyExistsException e) {
@@ -244,7 +244,7 @@ public final class CheckpointCommit {
   }
 
   /** The stateUniqueIds of the new versions: operator id -> [partition][store index]. */
-  private static ObjectNode uniqueIds(BatchPlan plan, List<PartitionCommit> commits) {
+  public static ObjectNode stateUniqueIds(BatchPlan plan, List<PartitionCommit> commits) {
     ObjectNode ids = JsonNodeFactory.instance.objectNode();
     for (StoreSpec spec : plan.stores()) {
       String op = Long.toString(spec.operatorId());

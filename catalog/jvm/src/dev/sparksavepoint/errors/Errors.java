@@ -377,12 +377,4 @@ public final class Errors {
             + " target exists and is not an empty folder. Choose a new folder (it is created)"
             + " or empty this one; nothing was written.");
   }
-
-  public static RuntimeException templateUnsupported(String template, String target,
-      String why) {
-    return analysis(
-        "SAVEPOINT_TEMPLATE_UNSUPPORTED",
-        "Cannot create an empty savepoint in '" + target + "' like '" + template + "': " + why
-            + " Nothing was written.");
-  }
 }

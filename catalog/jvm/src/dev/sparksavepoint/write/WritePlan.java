@@ -149,12 +149,15 @@ public final class WritePlan implements BatchPlan, Serializable {
 
   /**
    * The plan that gives every store of {@code template}'s operators (as of batch {@code n}) an
-   * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0.
+   * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0;
+   * with checkpoint format v2 when {@code formatV2}.
    */
-  public static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target) {
+  public static WritePlan emptyCopy(SparkSession spark, Checkpoint template, long n, String target,
+      boolean formatV2) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    HashMap<Long, String[][]> ids = formatV2 ? new HashMap<>() : null; // version 0 has no id
     return new WritePlan(target, "*", "*", -1, null, allStores(template, n, hadoopConf),
-        storeConf(spark, template.location(), n, null), hadoopConf, null);
+        storeConf(spark, template.location(), n, ids), hadoopConf, ids);
   }
 
   /** The plan that commits batch {@code n}'s state of every store again, as batch n+1. */
