@@ -365,10 +365,38 @@ public final class Checkpoint {
     return n;
   }
 
-  /** Which Spark version wrote {@code batchId} ("3.5", "4.0", ...), told by its files. */
+  /** Which Spark version wrote {@code batchId} ("4.0", "3.5 or earlier", ...; see
+   * {@link WriterVersion}), told by its files. */
   public String writtenBy(long batchId) {
-    boolean metadata = operators(batchId).stream().anyMatch(op -> op.inferred().isEmpty());
-    return WriterVersion.of(recordedConf(batchId), metadata);
+    List<Operator> operators = operators(batchId);
+    boolean metadata = operators.stream().anyMatch(op -> op.inferred().isEmpty());
+    boolean formatV2;
+    try {
+      formatV2 = CheckpointLog.stateUniqueIds(commitLog.metadata(batchId)) != null;
+    } catch (IOException e) {
+      throw damagedLogEntry(CheckpointLog.COMMITS, batchId, e);
+    }
+    return WriterVersion.of(recordedConf(batchId), metadata,
+        !operators.isEmpty() && hasStateChecksums(operators.get(0)), formatV2);
+  }
+
+  /** True when partition 0 of the operator's first store has Spark's state checksum files. */
+  private boolean hasStateChecksums(Operator op) {
+    Path partition = new Path(new Path(new Path(root, "state"), Long.toString(op.id())), "0");
+    String store = op.storeNames().isEmpty() ? "default" : op.storeNames().get(0);
+    Path dir = store.equals("default") ? partition : new Path(partition, store);
+    try {
+      for (FileStatus status : fs.listStatus(dir)) {
+        String name = status.getPath().getName();
+        if (!name.startsWith(".") && name.endsWith(".crc")
+            && StoreFiles.isData(name.substring(0, name.length() - 4))) {
+          return true;
+        }
+      }
+    } catch (IOException e) {
+      // no such folder: no checksums to tell by
+    }
+    return false;
   }
 
   /** Total bytes of an operator's state files (all versions kept on disk). */
