@@ -5,8 +5,8 @@
 Run by a compatibility venv's interpreter (``tests.compat.venvs``) from the repository root with
 ``PYTHONPATH`` = repository root and ``PYSPARK_PYTHON`` = that interpreter; ``regenerate`` does so.
 For every case the version supports it writes ``OUT_DIR/<case>/checkpoint`` (two micro-batches of
-the default input, exactly as Spark wrote it, ``.crc`` files included; the input folder is
-deleted, a restart feeds a fresh one) and ``OUT_DIR/<case>/expected.json``:
+the default input, exactly as Spark wrote it, ``.crc`` files included; the input folder and
+empty folders are deleted, a restart feeds a fresh input) and ``OUT_DIR/<case>/expected.json``:
 
 - ``spark_version``, ``case``, ``kind``, ``provider`` (``hdfs``/``rocksdb``), ``format_version``;
 - ``emitted``: the rows the build emitted, batch after batch (``StreamingQuery.run``);
@@ -128,7 +128,16 @@ def build_case(spark: Any, case: Case, folder: Path) -> dict[str, Any]:
         **state,
     }
     shutil.rmtree(query.input_dir)
+    _remove_empty_folders(query.checkpoint)
     return expected
+
+
+def _remove_empty_folders(folder: Path) -> None:
+    """Remove empty folders (``tws`` leaves ``state/0/0/_metadata``): git keeps none, so the
+    golden in a checkout and a freshly built one are the same; Spark makes them again."""
+    for path in sorted(folder.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
 
 
 def _spark_view(spark: Any, checkpoint: Path, kind: str) -> dict[str, Any]:

@@ -16,8 +16,10 @@ read the ``v2`` commit log a format-2 checkpoint has. Without the field the rest
 format of the checkpoint's last commit file (its first line, ``v1`` or ``v2``).
 
 A golden copied elsewhere restarts once an edit has committed a batch; unedited it fails on every
-version with Spark's ``Wrong basePath`` (see ``MOVED_UNEDITED``), unless it sits at the root it
-was built at (the folder above ``input/`` in its ``sources/0/*`` paths).
+version with Spark's ``Wrong basePath`` (see ``MOVED_UNEDITED``). Unedited, it restarts only at
+the root it was built at (the folder above ``input/`` in its ``sources/0/*`` paths) with as many
+placeholder files in ``input/`` (each side's folder for ``join``) as the build wrote, so that the
+restart wave's file gets a name the source has not seen.
 """
 
 from __future__ import annotations
