@@ -42,9 +42,11 @@ def test_product_code_imports_through_the_root() -> None:
 
 
 def test_no_test_module_imports_another() -> None:
-    """Tests share helpers through ``tests.support`` only."""
+    """Tests share helpers through ``tests.support`` only (and the compatibility matrix's
+    tooling through ``tests.compat``)."""
+    shared = ("tests.support", "tests.compat")
     tests = _python_files(REPO_ROOT / "tests")
     offenders = {str(path.relative_to(REPO_ROOT)): sorted(bad) for path in tests
                  if (bad := {m for m in _imported_modules(path) if m.startswith("tests.")
-                             and not m.startswith("tests.support")})}  # fmt: skip
+                             and not m.startswith(shared)})}  # fmt: skip
     assert offenders == {}
