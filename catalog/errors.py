@@ -198,6 +198,12 @@ class TargetNotEmpty(SavepointError):
     error_class = "SAVEPOINT_TARGET_NOT_EMPTY"
 
 
+class MovedCheckpoint(SavepointError):
+    """A transformWithState checkpoint read away from where Spark recorded its schema files."""
+
+    error_class = "SAVEPOINT_MOVED_CHECKPOINT"
+
+
 class BadArguments(SavepointError):
     """Wrong arguments to a table function (savepoint_metadata, savepoint_state)."""
 
@@ -224,7 +230,7 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         CorruptFile, CheckpointIOError, QueryRunning, QueryAlive, InterruptedEdit,
         ReadOnlyState,
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
-        ConcurrentWrite, WriteFailed, TargetNotEmpty, BadArguments,
+        ConcurrentWrite, WriteFailed, TargetNotEmpty, MovedCheckpoint, BadArguments,
         JvmPieceMissing, PortInUse,
     )
 }  # fmt: skip

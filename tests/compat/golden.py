@@ -9,6 +9,7 @@ on, ``<kind>-rocksdb_v2`` (checkpoint format version 2).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from functools import cached_property
@@ -70,9 +71,33 @@ class Golden:
         return f"{self.version}-{self.case}"
 
     def copy(self, root: Path) -> StreamingQuery:
-        """A private copy of the checkpoint under ``root`` (fresh input), safe to edit."""
+        """A private copy of the checkpoint under ``root`` (fresh input), safe to edit, with its
+        transformWithState schema paths relocated (see ``relocate_schema_paths``)."""
         shutil.copytree(self.folder / "checkpoint", root / "checkpoint")
+        relocate_schema_paths(root / "checkpoint")
         return StreamingQuery(self.kind, self.provider, root)
+
+
+_SCHEMA_PATH = re.compile(r'"[^"]*?/state/(\d+)/_stateSchema/')
+
+
+def relocate_schema_paths(checkpoint: Path) -> None:
+    """Point the operator metadata v2 of a moved checkpoint at its own schema files.
+
+    transformWithState's operator metadata records its state schema files by absolute path,
+    and Spark (reader and restart alike) opens them there: a moved copy whose original is gone
+    cannot be read until the paths name the copy's own ``_stateSchema`` files. The rewritten
+    files lose their Hadoop ``.crc`` companions (the checksum would no longer match).
+    """
+    target = checkpoint.resolve().as_uri().replace("file:///", "file:/")
+    for entry in checkpoint.glob("state/*/_metadata/v2/*"):
+        if not entry.name.isdigit():
+            continue
+        text = entry.read_text()
+        relocated = _SCHEMA_PATH.sub(lambda m: f'"{target}/state/{m.group(1)}/_stateSchema/', text)
+        if relocated != text:
+            entry.write_text(relocated)
+            (entry.parent / f".{entry.name}.crc").unlink(missing_ok=True)
 
 
 def versions() -> list[str]:

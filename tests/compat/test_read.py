@@ -8,9 +8,13 @@ state is the same data), and with the query's own output where the output tells 
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
-from spark_savepoint import attach
+from spark_savepoint import attach, savepoint_errors
+from spark_savepoint.catalog.errors import MovedCheckpoint
 from tests.compat.golden import Golden, as_compared, goldens
 from tests.compat.matrix import cell
 
@@ -23,8 +27,13 @@ GOLDENS = [
 ]
 
 
-def _catalog_tables(spark, golden: Golden) -> dict[str, str]:
-    attach(spark, str(golden.folder / "checkpoint"), CATALOG)
+def _catalog_tables(spark, golden: Golden, tmp_path: Path) -> dict[str, str]:
+    """Attach the golden (a relocated copy for transformWithState, whose metadata records
+    absolute schema paths of where it was built); its state name -> table name."""
+    if golden.kind == "tws":
+        attach(spark, str(golden.copy(tmp_path / golden.case).checkpoint), CATALOG)
+    else:
+        attach(spark, str(golden.folder / "checkpoint"), CATALOG)
     rows = spark.sql(f"SELECT state, table_name FROM {CATALOG}.metadata").collect()
     return {row.state: row.table_name for row in rows}
 
@@ -53,9 +62,9 @@ def _state_from_output(golden: Golden) -> list[tuple] | None:
 
 
 @pytest.mark.parametrize("golden", GOLDENS)
-def test_golden_state_reads_as_spark_read_it(spark, golden: Golden) -> None:
+def test_golden_state_reads_as_spark_read_it(spark, golden: Golden, tmp_path: Path) -> None:
     with cell(golden, "read"):
-        tables = _catalog_tables(spark, golden)
+        tables = _catalog_tables(spark, golden, tmp_path)
         reference = _reference_state(golden)
         assert sorted(tables) == sorted(reference)
         for state, expected in reference.items():
@@ -68,8 +77,10 @@ def test_golden_state_reads_as_spark_read_it(spark, golden: Golden) -> None:
 
 
 @pytest.mark.parametrize("golden", GOLDENS)
-def test_metadata_names_the_version_and_what_was_inferred(spark, golden: Golden) -> None:
-    attach(spark, str(golden.folder / "checkpoint"), CATALOG)
+def test_metadata_names_the_version_and_what_was_inferred(
+    spark, golden: Golden, tmp_path: Path
+) -> None:
+    _catalog_tables(spark, golden, tmp_path)
     rows = spark.sql(f"SELECT uid, spark_version, inferred FROM {CATALOG}.metadata").collect()
     assert {row.uid for row in rows} == {golden.uid}
     assert {row.spark_version for row in rows} == {golden.spark_version_shown}
@@ -80,3 +91,14 @@ def test_metadata_names_the_version_and_what_was_inferred(spark, golden: Golden)
         }
     else:
         assert inferred == {None}
+
+
+def test_moved_transform_with_state_checkpoint_says_so(spark, tmp_path: Path) -> None:
+    """A copy whose operator metadata still names the schema files where it was built."""
+    golden = next(g for g in goldens() if g.kind == "tws")
+    copy = tmp_path / "moved"
+    shutil.copytree(golden.folder / "checkpoint", copy)
+    attach(spark, str(copy), CATALOG)
+    moved = r"tws_0 .*where the checkpoint was written"
+    with pytest.raises(MovedCheckpoint, match=moved), savepoint_errors():
+        spark.table(f"{CATALOG}.tws_0.count").collect()

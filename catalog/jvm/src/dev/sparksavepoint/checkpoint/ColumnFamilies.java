@@ -120,6 +120,8 @@ public final class ColumnFamilies implements Serializable {
   private static RuntimeException damaged(String checkpoint, Operator op, long batchId,
       String file, RuntimeException cause) {
     if (Errors.isSavepointError(cause)) return cause;
+    String missing = MovedSchemaFiles.missingElsewhere(checkpoint, cause);
+    if (missing != null) return Errors.movedCheckpoint(checkpoint, op.uid(), missing);
     return Errors.corruptFile(checkpoint, file, "batch " + batchId, cause, "Restore the"
         + " operator's _metadata and _stateSchema files from a copy of the checkpoint.");
   }

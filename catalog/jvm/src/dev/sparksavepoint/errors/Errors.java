@@ -230,6 +230,17 @@ public final class Errors {
             + "), so " + batch + " cannot be read or written. " + remedy);
   }
 
+  /** A transformWithState checkpoint moved away from where Spark recorded its schema files. */
+  public static RuntimeException movedCheckpoint(String path, String uid, String missing) {
+    return analysis(
+        "SAVEPOINT_MOVED_CHECKPOINT",
+        "Cannot read " + uid + " of checkpoint '" + path + "': its operator metadata names"
+            + " state schema files where the checkpoint was written (" + missing + "), and they"
+            + " are gone: Spark records them by absolute path for transformWithState. Read it"
+            + " where it was written, or point the stateSchemaFilePaths of state/<operator>"
+            + "/_metadata/v2/* at this checkpoint's own _stateSchema files.");
+  }
+
   /** A state store file of one partition that Spark's provider cannot load (task side). */
   public static Refusal corruptState(String path, String uid, long operatorId, String state,
       long batchId, long version, int partition, Throwable cause) {

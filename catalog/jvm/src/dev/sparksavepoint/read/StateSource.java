@@ -1,5 +1,6 @@
 package dev.sparksavepoint.read;
 
+import dev.sparksavepoint.checkpoint.MovedSchemaFiles;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.errors.Errors;
 import java.util.Map;
@@ -36,6 +37,8 @@ public final class StateSource {
       return schema(options);
     } catch (Exception e) { // Spark's readers may throw Hadoop's checked exceptions
       if (Errors.isSavepointError(e)) throw e;
+      String missing = MovedSchemaFiles.missingElsewhere(checkpoint, e);
+      if (missing != null) throw Errors.movedCheckpoint(checkpoint, op.uid(), missing);
       throw Errors.corruptFile(checkpoint, "state/" + op.id() + "/ (state schema files"
           + " of " + op.uid() + "." + table + ")", "batch " + batchId, e, "Restore the state"
           + " folder's _metadata and _stateSchema files from a copy of the checkpoint.");
