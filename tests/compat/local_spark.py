@@ -1,4 +1,4 @@
-"""The plain local SparkSession the version drivers run in, and scoped session settings.
+"""The plain local SparkSession the version drivers run in (and ``session_confs`` for them).
 
 Imported only by interpreters of the compatibility venvs (any pyspark 3.5+), never by the catalog:
 it uses nothing of spark_savepoint.
@@ -9,14 +9,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ["TZ"] = "UTC"  # collected timestamps become naive datetimes in the process's zone
 time.tzset()
 
 from pyspark.sql import SparkSession  # noqa: E402
+
+from tests.support.streaming_queries import session_confs  # noqa: E402, F401 - re-exported
 
 CHECKPOINT_FORMAT_CONF = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 """State store checkpoint format: 2 keeps unique ids of RocksDB state versions (Spark 4.1+)."""
@@ -43,19 +43,3 @@ def spark_version() -> tuple[int, int]:
 
     major, minor = pyspark.__version__.split(".")[:2]
     return int(major), int(minor)
-
-
-@contextmanager
-def session_confs(spark: SparkSession, confs: dict[str, str]) -> Iterator[None]:
-    """Set ``confs`` in the session for the block, then restore what was there before."""
-    saved = {key: spark.conf.get(key, None) for key in confs}
-    for key, value in confs.items():
-        spark.conf.set(key, value)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                spark.conf.unset(key)
-            else:
-                spark.conf.set(key, value)

@@ -81,10 +81,10 @@ def render(matrix: dict[str, dict[str, bool]]) -> str:
     ]
     for key in sorted(matrix, key=_version_key):
         minor, provider, fmt, kind = key.split("|")
-        marks = [
-            {True: "yes", False: "**no**"}.get(matrix[key].get(c), "read-only") for c in COLUMNS[1:]
-        ]
-        read = {True: "yes", False: "**no**"}[matrix[key].get("read", False)]
+        outcome = {True: "yes", False: "**no**"}
+        edit, restart = (matrix[key].get(column) for column in COLUMNS[1:])
+        marks = [outcome.get(edit, "read-only"), outcome.get(restart, "—")]
+        read = outcome[matrix[key].get("read", False)]
         name = PROVIDER_NAMES[int(fmt)][provider]
         lines.append(f"| {minor} | {name} | {KIND_NAMES[kind]} | {read} | {' | '.join(marks)} |")
     return "\n".join(lines)

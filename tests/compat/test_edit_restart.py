@@ -39,6 +39,8 @@ class VersionRun:
     """Golden id -> the error of its edit (absent when it committed)."""
     restarts: dict[str, dict] = field(default_factory=dict)
     """Golden id -> the restart result line (``emitted`` or ``error``)."""
+    checkpoints: dict[str, Path] = field(default_factory=dict)
+    """Golden id -> its edited copy."""
 
 
 def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
@@ -49,6 +51,7 @@ def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
     try:
         for golden in (g for g in EDITABLE if g.version == version):
             query = golden.copy(root / golden.case)
+            run.checkpoints[golden.id] = query.checkpoint
             try:
                 attach(spark, str(query.checkpoint), CATALOG)
                 for statement in EDITS[golden.kind].sql(f"{CATALOG}.{golden.uid}"):
@@ -110,6 +113,8 @@ def test_edit_is_resumed_by_the_version_that_wrote_the_checkpoint(
     run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
     with cell(golden, "edit"):
         assert golden.id not in run.edit_errors, run.edit_errors.get(golden.id)
+        if golden.minor == "3.5":  # no operator metadata where Spark wrote none
+            assert not list(run.checkpoints[golden.id].glob("state/*/_metadata/metadata"))
     with cell(golden, "restart"):
         result = run.restarts[golden.id]
         assert "error" not in result, result.get("error")

@@ -37,6 +37,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,6 +113,22 @@ _JOIN_INITIAL = (
     ],
 )
 _JOIN_RESTART = [_side("right", "c", "10:06", 30), _side("left", "d", "10:07", 4)]
+
+
+@contextmanager
+def session_confs(spark: SparkSession, confs: dict[str, str]) -> Iterator[None]:
+    """Set ``confs`` in the session for the block, then restore what was there before."""
+    saved = {key: spark.conf.get(key, None) for key in confs}
+    for key, value in confs.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def _events(spark: SparkSession, input_dir: Path) -> DataFrame:
@@ -423,19 +440,11 @@ class StreamingQuery:
             rows = [row.asDict(recursive=True) for row in batch.collect()]
             emitted.extend(sorted(rows, key=lambda r: tuple(r[c] for c in order)))
 
-        confs = {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}
-        saved = {key: spark.conf.get(key, None) for key in confs}
-        try:
+        with session_confs(spark, {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}):
             query = self.start(spark, collect, availableNow=True)
             query.awaitTermination()
             if query.exception() is not None:
                 raise RuntimeError(f"{self.kind}/{self.provider} failed: {query.exception()}")
-        finally:
-            for key, value in saved.items():
-                if value is None:
-                    spark.conf.unset(key)
-                else:
-                    spark.conf.set(key, value)
         return emitted
 
     def start(
