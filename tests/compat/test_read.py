@@ -17,6 +17,7 @@ from spark_savepoint import attach, savepoint_errors
 from spark_savepoint.catalog.errors import MovedCheckpoint
 from tests.compat.golden import Golden, as_compared, goldens
 from tests.compat.matrix import cell
+from tests.support.streaming_queries import session_confs
 
 CATALOG = "golden"
 FAST_CASES = ("agg-rocksdb", "pandas_state-hdfs", "agg-rocksdb_v2")
@@ -102,3 +103,14 @@ def test_moved_transform_with_state_checkpoint_says_so(spark, tmp_path: Path) ->
     moved = r"tws_0 .*where the checkpoint was written"
     with pytest.raises(MovedCheckpoint, match=moved), savepoint_errors():
         spark.table(f"{CATALOG}.tws_0.count").collect()
+
+
+@pytest.mark.parametrize("case", ["agg-rocksdb", "agg-rocksdb_v2"])
+def test_the_checkpoint_format_is_the_checkpoints_not_the_sessions(spark, case: str) -> None:
+    """Spark's reader takes the format from the session conf; ours from the checkpoint."""
+    golden = next(g for g in goldens("4.3.0") if g.case == case)
+    attach(spark, str(golden.folder / "checkpoint"), CATALOG)
+    other = "1" if golden.format_version == 2 else "2"
+    with session_confs(spark, {"spark.sql.streaming.stateStore.checkpointFormatVersion": other}):
+        got = spark.table(f"{CATALOG}.agg_0.default").collect()
+    assert as_compared(got) == as_compared(golden.expected["state"]["default"]["rows"])
