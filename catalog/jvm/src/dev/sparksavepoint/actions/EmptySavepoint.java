@@ -100,7 +100,8 @@ public final class EmptySavepoint {
       WritePlan plan = WritePlan.emptyCopy(spark, from, n, target, formatV2);
       List<PartitionCommit> commits =
           UntouchedPartitions.commitAll(plan, "savepoint: empty state for " + target);
-      copyLog(from, CheckpointLog.OFFSETS, n, fs, root, conf);
+      new CheckpointLog(fs, root, CheckpointLog.OFFSETS)
+          .create(0, from.offsetLog().bytes(n), conf);
       EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);
       byte[] commit = from.commitLog().bytes(n);
       if (formatV2) {
@@ -195,13 +196,6 @@ public final class EmptySavepoint {
       }
     }
     return best;
-  }
-
-  /** {@code <log>/n} of the template becomes {@code <log>/0} of the target. */
-  private static void copyLog(Checkpoint from, String log, long n, FileSystem fs, Path root,
-      Configuration conf) throws IOException {
-    CheckpointLog source = log.equals(CheckpointLog.COMMITS) ? from.commitLog() : from.offsetLog();
-    new CheckpointLog(fs, root, log).create(0, source.bytes(n), conf);
   }
 
   /** Removes what a failed creation wrote: the folder, or its content when it existed before. */
