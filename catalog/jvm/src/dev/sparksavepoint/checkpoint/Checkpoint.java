@@ -365,8 +365,10 @@ public final class Checkpoint {
     return n;
   }
 
-  /** Which Spark version wrote {@code batchId} ("4.0", "3.5 or earlier", ...; see
-   * {@link WriterVersion}), told by its files. */
+  /**
+   * Which Spark version wrote {@code batchId} ("4.0", "3.5 or earlier", ...), told by its files
+   * (see {@link WriterVersion}).
+   */
   public String writtenBy(long batchId) {
     List<Operator> operators = operators(batchId);
     boolean metadata = operators.stream().anyMatch(op -> op.inferred().isEmpty());
