@@ -9,6 +9,7 @@ default restart wave (alice: apple 1 at 10:07 and pear 7; dave: plum 8).
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,34 @@ def test_template_that_is_not_a_checkpoint_is_refused(spark, tmp_path: Path) -> 
     with pytest.raises((SavepointError, AnalysisException), match="SAVEPOINT_NOT_A_CHECKPOINT"):
         create_savepoint(spark, str(target), like=str(tmp_path))
     assert not target.exists()
+
+
+def test_two_creations_racing_for_one_target_leave_one_whole_savepoint(
+    spark, checkpoints, tmp_path: Path
+) -> None:
+    """The first to create the target's metadata file claims it; the other writes and removes
+    nothing, so the winner's savepoint stays whole and the query starts on it."""
+    template = str(checkpoints[("agg", "hdfs")].checkpoint)
+    query = StreamingQuery("agg", "hdfs", tmp_path / "raced")
+    outcomes: list[object] = []
+
+    def create() -> None:
+        try:
+            outcomes.append(create_savepoint(spark, str(query.checkpoint), like=template))
+        except SavepointError as error:
+            outcomes.append(error)
+
+    racers = [threading.Thread(target=create) for _ in range(2)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join()
+    refused = [o for o in outcomes if isinstance(o, SavepointError)]
+    assert len(outcomes) == 2 and len(refused) == 1, outcomes
+    assert "SAVEPOINT_TARGET_NOT_EMPTY" in str(refused[0])
+    attach(spark, str(query.checkpoint), CATALOG)
+    spark.sql(f"INSERT INTO {CATALOG}.agg_0.default VALUES ('alice', 100, 1000)")
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 102, "total": 1008},
+        {"user": "dave", "cnt": 1, "total": 8},
+    ]

@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
@@ -94,6 +95,14 @@ public final class EmptySavepoint {
     }
     try {
       fs.mkdirs(root);
+      claim(fs, root, conf);
+    } catch (FileAlreadyExistsException e) {
+      // another creation claimed the target first: its files are not ours to remove
+      throw Errors.targetNotEmpty(target, template);
+    } catch (IOException e) {
+      throw Errors.writeFailed(target, "create an empty savepoint like '" + template + "'", e);
+    }
+    try {
       copyLayout(from, n, fs, root, conf);
       List<Operator> operators = from.operators(n);
       boolean formatV2 = recordsUniqueIds(from, n);
@@ -128,11 +137,19 @@ public final class EmptySavepoint {
     }
   }
 
-  /** A new query id, {@code sources/}, and every operator's metadata and schema files. */
-  private static void copyLayout(Checkpoint from, long n, FileSystem fs, Path root,
-      Configuration conf) throws IOException {
+  /**
+   * Claims the target by creating its {@code metadata} file (a new query id) with an atomic
+   * fail-if-exists create: of two creations racing for one folder, only the one that claimed it
+   * writes, and only it removes what was written when it fails.
+   */
+  private static void claim(FileSystem fs, Path root, Configuration conf) throws IOException {
     CheckpointFiles.writeNew(new Path(root, "metadata"),
         ("{\"id\":\"" + UUID.randomUUID() + "\"}\n").getBytes(StandardCharsets.UTF_8), conf);
+  }
+
+  /** {@code sources/}, and every operator's metadata and schema files. */
+  private static void copyLayout(Checkpoint from, long n, FileSystem fs, Path root,
+      Configuration conf) throws IOException {
     FileSystem src = from.fileSystem();
     Path sources = new Path(from.root(), "sources");
     if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
