@@ -204,6 +204,30 @@ class MovedCheckpoint(SavepointError):
     error_class = "SAVEPOINT_MOVED_CHECKPOINT"
 
 
+class RestoreUnsupported(SavepointError):
+    """A restore (partitions, provider, operators) Spark could not run afterwards."""
+
+    error_class = "SAVEPOINT_RESTORE_UNSUPPORTED"
+
+
+class ChecksumMismatch(SavepointError):
+    """A savepoint file differs from the size or SHA-256 its manifest records."""
+
+    error_class = "SAVEPOINT_CHECKSUM_MISMATCH"
+
+
+class ReadOnlySavepoint(SavepointError):
+    """A write into a savepoint that was neither taken nor attached writable."""
+
+    error_class = "SAVEPOINT_READ_ONLY_SAVEPOINT"
+
+
+class NotASavepoint(SavepointError):
+    """The folder has no ``_savepoint.json``."""
+
+    error_class = "SAVEPOINT_NOT_A_SAVEPOINT"
+
+
 class BadArguments(SavepointError):
     """Wrong arguments to a table function (savepoint_metadata, savepoint_state)."""
 

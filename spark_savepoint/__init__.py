@@ -20,20 +20,32 @@ from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # 
 from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
+from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
+    SavepointInfo,
+    dispose_savepoint,
+    list_savepoints,
+    restore_savepoint,
+    take_savepoint,
+)
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402
 from spark_savepoint.udfs import group_state_bootstrap  # noqa: E402
 
 __all__ = [
     "EditReport",
     "SavepointError",
+    "SavepointInfo",
     "attach",
     "catalog_conf",
     "create_savepoint",
+    "dispose_savepoint",
     "group_state_bootstrap",
     "last_edit",
+    "list_savepoints",
     "recover",
+    "restore_savepoint",
     "savepoint_error",
     "savepoint_errors",
     "session",
     "spark_conf",
+    "take_savepoint",
 ]

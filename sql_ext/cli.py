@@ -27,6 +27,7 @@ from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
+from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
 from spark_savepoint.sql_ext.thrift import state_catalog
 
@@ -156,7 +157,7 @@ def _conf(args: argparse.Namespace) -> int:
     return 0
 
 
-def _in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], str]) -> int:
+def in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], str]) -> int:
     """Prints what ``action`` returns, run in the active session or a quiet local one (stopped
     afterwards, its scratch files removed)."""
     from pyspark.sql import SparkSession
@@ -177,13 +178,13 @@ def _in_local_session(args: argparse.Namespace, action: Callable[[SparkSession],
 def _create(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.empty import create_savepoint
 
-    return _in_local_session(args, lambda spark: create_savepoint(spark, args.target, args.like))
+    return in_local_session(args, lambda spark: create_savepoint(spark, args.target, args.like))
 
 
 def _recover(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.edits import recover
 
-    return _in_local_session(args, lambda spark: recover(spark, args.path, force=args.force))
+    return in_local_session(args, lambda spark: recover(spark, args.path, force=args.force))
 
 
 def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -312,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(run=_create)
 
     _add_recover(sub, common)
+    add_savepoint(sub, common)
     _add_thriftserver(sub, common)
     return parser
 

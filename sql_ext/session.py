@@ -95,12 +95,18 @@ def _merge(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
 
 
 def attach(
-    spark: SparkSession, path: str, catalog: str = DEFAULT_CATALOG, like: str | None = None
+    spark: SparkSession,
+    path: str,
+    catalog: str = DEFAULT_CATALOG,
+    like: str | None = None,
+    writable: bool = False,
 ) -> None:
-    """Attach the checkpoint at ``path`` to a running session as ``catalog`` (replacing what
-    that name pointed at before); with ``like``, create it first as an empty savepoint when
-    missing."""
+    """Attach the checkpoint (or savepoint) at ``path`` to a running session as ``catalog``
+    (replacing what that name pointed at before); with ``like``, create it first as an empty
+    savepoint when missing. A savepoint is read-only unless taken writable or attached with
+    ``writable=True``."""
     bridge.require_jar(spark)
     bridge.check_checkpoint(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():
         spark.conf.set(key, value)
+    spark.conf.set(f"spark.sql.catalog.{catalog}.writable", str(bool(writable)).lower())

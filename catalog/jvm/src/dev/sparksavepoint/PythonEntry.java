@@ -1,13 +1,19 @@
 package dev.sparksavepoint;
 
+import dev.sparksavepoint.actions.CopyChanges;
+import dev.sparksavepoint.actions.DisposeSavepoint;
 import dev.sparksavepoint.actions.EmptySavepoint;
 import dev.sparksavepoint.actions.RecoverEdit;
+import dev.sparksavepoint.actions.RestoreSavepoint;
+import dev.sparksavepoint.actions.SavepointList;
+import dev.sparksavepoint.actions.TakeSavepoint;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
+import java.util.List;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -42,6 +48,35 @@ public final class PythonEntry {
   /** Creates the empty savepoint {@code target} shaped like {@code like}; a one-line summary. */
   public static String createEmptySavepoint(SparkSession spark, String target, String like) {
     return EmptySavepoint.create(spark, target, like);
+  }
+
+  /**
+   * Takes a savepoint of batch {@code batchId} (-1: the last committed) of {@code checkpoint}
+   * into {@code target}; returns its manifest as JSON.
+   */
+  public static String takeSavepoint(SparkSession spark, String checkpoint, String target,
+      long batchId, List<String> uids, boolean writable) {
+    return TakeSavepoint.run(spark, checkpoint, target, batchId, uids, writable);
+  }
+
+  /**
+   * Restores {@code savepoint} into the new checkpoint {@code target}; {@code partitions} 0 and
+   * {@code provider} null keep them. Returns a one-line summary.
+   */
+  public static String restoreSavepoint(SparkSession spark, String savepoint, String target,
+      int partitions, String provider, List<String> uids, List<String> drops) {
+    return RestoreSavepoint.run(spark, savepoint, target,
+        CopyChanges.of(partitions, provider, uids, drops));
+  }
+
+  /** The savepoints in or under {@code dir}, as a JSON array of summaries. */
+  public static String listSavepoints(SparkSession spark, String dir) {
+    return SavepointList.run(dir, spark.sessionState().newHadoopConf());
+  }
+
+  /** Removes the savepoint at {@code path} (exactly its files); one line saying what went. */
+  public static String disposeSavepoint(SparkSession spark, String path) {
+    return DisposeSavepoint.run(path, spark.sessionState().newHadoopConf());
   }
 
   /**

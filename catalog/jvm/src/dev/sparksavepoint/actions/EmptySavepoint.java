@@ -122,7 +122,7 @@ public final class EmptySavepoint {
           + template + "': " + operators.size() + " stateful operator(s), "
           + plan.stores().size() + " store(s); committed batch 0 holds empty state.";
     } catch (IOException | RuntimeException e) {
-      remove(fs, root, existed);
+      CheckpointCopy.remove(fs, root, existed);
       if (e instanceof RuntimeException r) throw r;
       throw Errors.writeFailed(target, "create an empty savepoint like '" + template + "'", e);
     }
@@ -175,7 +175,7 @@ public final class EmptySavepoint {
       String name = path.getName();
       Path dest = new Path(to, name);
       if (name.equals("v2") && entry.isDirectory()) {
-        Path latest = latestAtOrBefore(src, path, n);
+        Path latest = CheckpointCopy.latestAtOrBefore(src, path, n);
         if (latest != null) {
           String text = SCHEMA_FILE.matcher(
               new String(CheckpointFiles.readAll(src, latest), StandardCharsets.UTF_8))
@@ -197,34 +197,5 @@ public final class EmptySavepoint {
       if (p.getName().equals("_metadata") || p.getName().equals("_stateSchema")) return true;
     }
     return false;
-  }
-
-  /** The file named by the largest batch id at or before {@code n} in a versioned folder. */
-  private static Path latestAtOrBefore(FileSystem fs, Path dir, long n) throws IOException {
-    Path best = null;
-    long bestId = -1;
-    for (FileStatus status : fs.listStatus(dir)) {
-      String name = status.getPath().getName();
-      if (!name.matches("\\d+")) continue;
-      long id = Long.parseLong(name);
-      if (id <= n && id > bestId) {
-        bestId = id;
-        best = status.getPath();
-      }
-    }
-    return best;
-  }
-
-  /** Removes what a failed creation wrote: the folder, or its content when it existed before. */
-  private static void remove(FileSystem fs, Path root, boolean existed) {
-    try {
-      if (!existed) {
-        fs.delete(root, true);
-        return;
-      }
-      for (FileStatus status : fs.listStatus(root)) fs.delete(status.getPath(), true);
-    } catch (IOException ignored) {
-      // the original error is the one to report
-    }
   }
 }

@@ -45,6 +45,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   private String name;
   private String initialPath;
   private String initialLike;
+  private boolean initialWritable;
   /** The checkpoint of the last call (error messages). */
   private String path;
   /** The checkpoint opened last, reused while its logs are unchanged (see {@link #checkpoint}). */
@@ -55,6 +56,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     this.name = name;
     this.initialPath = options.get("path");
     this.initialLike = options.get("like");
+    this.initialWritable = options.getBoolean("writable", false);
   }
 
   @Override
@@ -81,6 +83,12 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     return current;
   }
 
+  /** True when the catalog is opened for edits of a savepoint ({@code writable=true}). */
+  private boolean openedWritable() {
+    return Boolean.parseBoolean(SparkSession.active().conf()
+        .get("spark.sql.catalog." + name + ".writable", String.valueOf(initialWritable)));
+  }
+
   private static Configuration hadoopConf() {
     return SparkSession.active().sessionState().newHadoopConf();
   }
@@ -91,8 +99,13 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
   public String[][] listNamespaces() {
     Checkpoint ckpt = checkpoint();
     if (!ckpt.hasCommittedBatch()) return new String[0][];
-    return ckpt.operators(ckpt.lastCommitted()).stream()
-        .map(op -> new String[] {op.uid()}).toArray(String[][]::new);
+    List<String[]> names = new ArrayList<>();
+    Map<Long, String> users = ckpt.userUids();
+    for (Operator op : ckpt.operators(ckpt.lastCommitted())) {
+      names.add(new String[] {op.uid()});
+      if (users.containsKey(op.id())) names.add(new String[] {users.get(op.id())});
+    }
+    return names.toArray(String[][]::new);
   }
 
   @Override
@@ -108,7 +121,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     if (namespace.length != 1) return false;
     Checkpoint ckpt = checkpoint();
     return ckpt.hasCommittedBatch() && ckpt.operators(ckpt.lastCommitted()).stream()
-        .anyMatch(op -> op.answersTo(namespace[0]));
+        .anyMatch(op -> ckpt.answersTo(op, namespace[0]));
   }
 
   @Override
@@ -224,7 +237,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
     props.put("checkpoint", ckpt.location());
     return FlatStateTable.create(name + "." + op.uid() + "." + table,
         StateSource.schema(ckpt.location(), op, table, batchId, options), options, props,
-        new TableOrigin(ckpt.location(), op, table, ref, batchId));
+        new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
   }
 
   private static boolean isMetadata(Identifier ident) {

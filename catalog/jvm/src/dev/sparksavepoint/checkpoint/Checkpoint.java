@@ -45,6 +45,7 @@ public final class Checkpoint {
   private final TreeMap<Long, Long> commits;
   private final TreeMap<Long, Long> offsets;
   private final Map<Long, List<Operator>> operatorsByBatch = new ConcurrentHashMap<>();
+  private volatile Map<Long, String> userUids;
 
   private Checkpoint(String location, Path root, FileSystem fs, Configuration hadoopConf)
       throws IOException {
@@ -251,13 +252,36 @@ public final class Checkpoint {
     return ids;
   }
 
-  /** Finds an operator by uid or plain operator id. */
+  /** Finds an operator by uid, user uid or plain operator id. */
   public Operator operator(String name, long batchId) {
     List<Operator> operators = operators(batchId);
     for (Operator op : operators) {
-      if (op.answersTo(name)) return op;
+      if (answersTo(op, name)) return op;
     }
     throw Errors.noSuchOperator(location, name, describe(operators));
+  }
+
+  /** True when {@code name} is {@code op}'s uid, its user uid or its plain operator id. */
+  public boolean answersTo(Operator op, String name) {
+    return op.answersTo(name) || name.equalsIgnoreCase(userUids().get(op.id()));
+  }
+
+  /**
+   * The uids users gave operators ({@link OperatorUids}), operator id to uid; empty when none.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when unreadable
+   */
+  public Map<Long, String> userUids() {
+    Map<Long, String> known = userUids;
+    if (known != null) return known;
+    try {
+      known = Map.copyOf(OperatorUids.read(fs, root));
+    } catch (IOException | RuntimeException e) {
+      throw Errors.corruptFile(location, OperatorUids.FILE, "the checkpoint", e,
+          "Remove the file (operators keep their generated uids) or restore it from a copy.");
+    }
+    userUids = known;
+    return known;
   }
 
   /** The operators of the last committed batch, as "agg_0 (stateStoreSave)" items. */

@@ -63,7 +63,8 @@ public final class ColumnFamilies implements Serializable {
     Path opDir = new Path(new Path(checkpoint, "state"), Long.toString(op.id()));
     List<String> files;
     try {
-      files = schemaFiles(opDir, storeName, batchId, hadoopConf);
+      files = relocated(checkpoint, op, schemaFiles(opDir, storeName, batchId, hadoopConf),
+          hadoopConf);
     } catch (RuntimeException e) {
       throw damaged(checkpoint, op, batchId, "state/" + op.id() + "/_metadata/v2/ (entry for"
           + " batch " + batchId + " or the latest before it)", e);
@@ -99,6 +100,35 @@ public final class ColumnFamilies implements Serializable {
           CollectionConverters.asJava(store.stateSchemaFilePaths()));
     }
     return files;
+  }
+
+  /**
+   * The schema files as found: a path that no longer exists (the checkpoint was copied or a
+   * savepoint moved, and operator metadata v2 records absolute paths) is looked up under this
+   * checkpoint's own {@code state/<op>/_stateSchema/} folder.
+   */
+  private static List<String> relocated(String checkpoint, Operator op, List<String> files,
+      Configuration hadoopConf) {
+    List<String> out = new ArrayList<>();
+    Path home = new Path(new Path(new Path(checkpoint, "state"), Long.toString(op.id())),
+        "_stateSchema");
+    for (String file : files) {
+      String found = file;
+      int at = file.indexOf("/_stateSchema/");
+      try {
+        Path path = new Path(file);
+        if (at >= 0 && !path.getFileSystem(hadoopConf).exists(path)) {
+          Path local = new Path(home, file.substring(at + "/_stateSchema/".length()));
+          if (local.getFileSystem(hadoopConf).exists(local)) {
+            found = local.getFileSystem(hadoopConf).makeQualified(local).toString();
+          }
+        }
+      } catch (java.io.IOException | RuntimeException e) {
+        // keep the recorded path: reading it reports what is wrong
+      }
+      out.add(found);
+    }
+    return out;
   }
 
   /** The column family schemas in the schema files, read as Spark's StateRewriter reads them. */

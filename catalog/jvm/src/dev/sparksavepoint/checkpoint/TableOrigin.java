@@ -3,7 +3,14 @@ package dev.sparksavepoint.checkpoint;
 /**
  * Where a state table comes from: the checkpoint, the operator, the state's name and reader
  * reference, and the batch it was loaded at. Writes start from here
- * ({@code write.WritePlan}).
+ * ({@code write.WritePlan}). {@code openedWritable}: the catalog was opened for edits
+ * ({@code writable=true}), which a savepoint needs unless it was taken writable.
  */
-public record TableOrigin(
-    String checkpoint, Operator operator, String state, StateRef ref, long batchId) {}
+public record TableOrigin(String checkpoint, Operator operator, String state, StateRef ref,
+    long batchId, boolean openedWritable) {
+
+  public TableOrigin(String checkpoint, Operator operator, String state, StateRef ref,
+      long batchId) {
+    this(checkpoint, operator, state, ref, batchId, false);
+  }
+}

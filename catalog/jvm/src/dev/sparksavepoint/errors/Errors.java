@@ -43,7 +43,12 @@ public final class Errors {
       Map.entry("SAVEPOINT_CONCURRENT_WRITE", "40001"),
       Map.entry("SAVEPOINT_QUERY_RUNNING", "55006"),
       Map.entry("SAVEPOINT_QUERY_ALIVE", "55006"),
-      Map.entry("SAVEPOINT_INTERRUPTED_EDIT", "55000"));
+      Map.entry("SAVEPOINT_INTERRUPTED_EDIT", "55000"),
+      Map.entry("SAVEPOINT_BAD_ARGUMENTS", "22023"),
+      Map.entry("SAVEPOINT_RESTORE_UNSUPPORTED", "0A000"),
+      Map.entry("SAVEPOINT_CHECKSUM_MISMATCH", "58030"),
+      Map.entry("SAVEPOINT_READ_ONLY_SAVEPOINT", "25006"),
+      Map.entry("SAVEPOINT_NOT_A_SAVEPOINT", "42704"));
   private static final String DEFAULT_SQL_STATE = "42000";
 
   /**
@@ -382,10 +387,57 @@ public final class Errors {
   // ---- empty savepoints ----
 
   public static RuntimeException targetNotEmpty(String target, String template) {
+    return targetInUse(target, "create an empty savepoint like '" + template + "'");
+  }
+
+  /** {@code what} needs a new folder and {@code target} is not one (or another writer won it). */
+  public static RuntimeException targetInUse(String target, String what) {
     return analysis(
         "SAVEPOINT_TARGET_NOT_EMPTY",
-        "Cannot create an empty savepoint like '" + template + "' in '" + target + "': the"
-            + " target exists and is not an empty folder. Choose a new folder (it is created)"
-            + " or empty this one; nothing was written.");
+        "Cannot " + what + " in '" + target + "': the target exists and is not an empty folder."
+            + " Choose a new folder (it is created) or empty this one; nothing was written.");
+  }
+
+  // ---- savepoints: take, restore, list, dispose ----
+
+  /** An argument of take/restore that names nothing or cannot be honoured as given. */
+  public static RuntimeException badArguments(String path, String problem) {
+    return analysis("SAVEPOINT_BAD_ARGUMENTS", problem + " (checkpoint '" + path + "');"
+        + " nothing was written.");
+  }
+
+  /** A restore Spark could not run afterwards (or the tool cannot do yet). */
+  public static RuntimeException restoreUnsupported(String path, String uid, String why) {
+    return analysis(
+        "SAVEPOINT_RESTORE_UNSUPPORTED",
+        "Cannot restore " + uid + " of '" + path + "' as asked: " + why + " Nothing was"
+            + " written.");
+  }
+
+  /** A savepoint file whose size or checksum differs from its manifest. */
+  public static RuntimeException checksumMismatch(String path, String file, String found) {
+    return analysis(
+        "SAVEPOINT_CHECKSUM_MISMATCH",
+        "File " + file + " of savepoint '" + path + "' " + found + ", not what its"
+            + " _savepoint.json records: the savepoint was changed or damaged after it was"
+            + " taken. Restore from another savepoint or copy of it; nothing was written.");
+  }
+
+  /** A write through the catalog into a savepoint that was not taken or opened writable. */
+  public static RuntimeException readOnlySavepoint(String path, String uid, String state) {
+    return analysis(
+        "SAVEPOINT_READ_ONLY_SAVEPOINT",
+        "Cannot write " + uid + "." + state + ": '" + path + "' is a savepoint, and savepoints"
+            + " are immutable. Restore it (spark-savepoint savepoint restore " + path
+            + " NEW_CHECKPOINT) and edit the restored checkpoint, or open it for edits with"
+            + " writable=True (catalog option spark.sql.catalog.<name>.writable=true).");
+  }
+
+  /** Dispose (or another savepoint-only action) on a folder without {@code _savepoint.json}. */
+  public static RuntimeException notASavepoint(String path) {
+    return analysis(
+        "SAVEPOINT_NOT_A_SAVEPOINT",
+        "'" + path + "' is not a savepoint (it has no _savepoint.json). Only savepoints taken"
+            + " with `spark-savepoint savepoint take` can be disposed; nothing was removed.");
   }
 }

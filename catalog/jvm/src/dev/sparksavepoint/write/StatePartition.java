@@ -8,9 +8,12 @@ import dev.sparksavepoint.commit.PartitionCommit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
+import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreId;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProviderId;
@@ -41,23 +44,43 @@ final class StatePartition implements AutoCloseable {
 
   /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition) {
-    StateStoreId id = new StateStoreId(plan.stateLocation(), spec.operatorId(), partition,
-        spec.storeName());
-    ColumnFamilies families = spec.families();
-    StateStoreProvider provider = StateStoreProvider.createAndInit(
-        new StateStoreProviderId(id, plan.runId()), spec.keySchema(), spec.valueSchema(),
-        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, plan.storeConf(),
-        plan.hadoopConf(), false, families == null ? Option.empty()
-            : families.schemaProvider(plan.stateLocation(), plan.hadoopConf()));
+    return open(plan.stateLocation(), plan.runId(), plan.storeConf(), plan.hadoopConf(), spec,
+        partition, CheckpointLog.stateVersion(plan.batchId()), plan.uniqueId(spec, partition),
+        false, false);
+  }
+
+  /**
+   * Loads version {@code version} (v2 checkpoint id {@code uniqueId}, or null) of
+   * {@code spec}'s partition {@code partition} under the state folder {@code stateLocation}
+   * for writing version+1; {@code loadEmpty}: start from no state (RocksDB only);
+   * {@code snapshot}: the commit writes a full snapshot of version+1 too.
+   */
+  static StatePartition open(String stateLocation, UUID runId, StateStoreConf conf,
+      Configuration hadoopConf, StoreSpec spec, int partition, long version, String uniqueId,
+      boolean loadEmpty, boolean snapshot) {
+    StateStoreProvider provider = provider(stateLocation, runId, conf, hadoopConf, spec,
+        partition);
     try {
-      StateStore store = provider.getStore(CheckpointLog.stateVersion(plan.batchId()),
-          Option.apply(plan.uniqueId(spec, partition)), false, false);
-      if (families != null) families.register(store);
+      StateStore store = provider.getStore(version, Option.apply(uniqueId), snapshot, loadEmpty);
+      if (spec.families() != null) spec.families().register(store);
       return new StatePartition(spec, partition, provider, store);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
     }
+  }
+
+  /** Spark's provider of one store partition, initialized as the query initializes it. */
+  static StateStoreProvider provider(String stateLocation, UUID runId, StateStoreConf conf,
+      Configuration hadoopConf, StoreSpec spec, int partition) {
+    StateStoreId id = new StateStoreId(stateLocation, spec.operatorId(), partition,
+        spec.storeName());
+    ColumnFamilies families = spec.families();
+    return StateStoreProvider.createAndInit(
+        new StateStoreProviderId(id, runId), spec.keySchema(), spec.valueSchema(),
+        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, conf,
+        hadoopConf, false, families == null ? Option.empty()
+            : families.schemaProvider(stateLocation, hadoopConf));
   }
 
   /**
@@ -109,6 +132,12 @@ final class StatePartition implements AutoCloseable {
 
   void put(UnsafeRow key, UnsafeRow value, String cf) {
     store.put(key, value, cf);
+    upserted++;
+  }
+
+  /** Appends one value to a list column family ({@code merge}, as ListState.appendValue). */
+  void merge(UnsafeRow key, UnsafeRow value, String cf) {
+    store.merge(key, value, cf);
     upserted++;
   }
 

@@ -1,9 +1,11 @@
 package dev.sparksavepoint.write;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.ColumnFamilies;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TableOrigin;
@@ -97,6 +99,7 @@ public final class WritePlan implements BatchPlan, Serializable {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
     Operator op = origin.operator();
+    if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
     long loaded = ckpt.lastCommitted();
     if (ckpt.lastPlanned() > loaded) {
@@ -133,8 +136,25 @@ public final class WritePlan implements BatchPlan, Serializable {
     return plan;
   }
 
+  /**
+   * Refuses writes into a savepoint ({@code _savepoint.json}) unless it was taken writable.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_READ_ONLY_SAVEPOINT
+   */
+  private static void checkNotSavepoint(Checkpoint ckpt, Operator op, String state) {
+    try {
+      JsonNode manifest = SavepointManifest.read(ckpt.fileSystem(), ckpt.root());
+      if (manifest != null && !SavepointManifest.writable(manifest)) {
+        throw Errors.readOnlySavepoint(ckpt.location(), op.uid(), state);
+      }
+    } catch (IOException e) {
+      throw Errors.corruptFile(ckpt.location(), SavepointManifest.FILE, "the savepoint", e,
+          "Restore the file from a copy of the savepoint.");
+    }
+  }
+
   /** Every store of every stateful operator of {@code ckpt} as of batch {@code n}. */
-  private static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
+  static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
     List<StoreSpec> stores = new ArrayList<>();
     for (Operator op : ckpt.operators(n)) {
       List<String> names = op.storeNames();
@@ -210,16 +230,22 @@ public final class WritePlan implements BatchPlan, Serializable {
    * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}) and the checkpoint format
    * of the batch (2 when it records state checkpoint ids {@code uniqueIds}).
    */
-  private static StateStoreConf storeConf(SparkSession spark, String path, long batchId,
+  static StateStoreConf storeConf(SparkSession spark, String path, long batchId,
       Map<Long, String[][]> uniqueIds) {
+    SQLConf conf = recordedConf(spark, path, batchId);
+    conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
+    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
+    return StateStoreConf.apply(conf);
+  }
+
+  /** A clone of the session's SQL conf overlaid with the confs recorded in offsets/{batchId}. */
+  static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
     SQLConf conf = spark.sessionState().conf().clone();
     OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
         OffsetSeqLog.$lessinit$greater$default$3());
     Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
     if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
-    conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
-    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
-    return StateStoreConf.apply(conf);
+    return conf;
   }
 
   /**
@@ -228,7 +254,7 @@ public final class WritePlan implements BatchPlan, Serializable {
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when the entry or its
    *     ids cannot be parsed
    */
-  private static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
+  static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
     try {
       Map<Long, String[][]> ids =
           CheckpointLog.stateUniqueIds(ckpt.commitLog().metadata(batchId));

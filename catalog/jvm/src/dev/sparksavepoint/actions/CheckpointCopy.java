@@ -1,0 +1,329 @@
+package dev.sparksavepoint.actions;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.OperatorUids;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.CheckpointCommit;
+import dev.sparksavepoint.commit.PartitionCommit;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.write.ImagePlan;
+import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.write.StateImage;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.FileUtil;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * Copies batch N of a checkpoint into a new checkpoint folder that a streaming query can start
+ * from (the engine of savepoint take and restore), changing partition count, provider and
+ * operator ids on the way ({@link CopyChanges}). The target gets:
+ * <ul>
+ *   <li>{@code metadata} first (the same query id), created fail-if-exists: it claims the
+ *       folder, so of two copies racing for one target only one writes;
+ *   <li>{@code sources/} as is; each kept operator's metadata (operator id, partition count and
+ *       the schema file paths of metadata v2 rewritten) and schema files;
+ *   <li>the state of batch N as version N+1, one full image per store partition
+ *       ({@link StateImage}, through Spark's own providers);
+ *   <li>{@code offsets/N-1} and {@code offsets/N} (a restart needs both) with the new partition
+ *       count and provider recorded, then {@code commits/N}, last: before it exists the folder
+ *       is no checkpoint a query would continue.
+ * </ul>
+ * Nothing of the source changes: state is read through read-only stores. A copy that fails
+ * removes the target folder it claimed (or empties the empty folder it was given).
+ */
+final class CheckpointCopy {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  static final String PARTITIONS_CONF = "spark.sql.shuffle.partitions";
+  /** A schema file path in operator metadata v2, up to its operator folder. */
+  private static final Pattern SCHEMA_PATH = Pattern.compile("^.*/state/\\d+/_stateSchema/");
+
+  /** What a finished copy holds. */
+  record Copied(Checkpoint source, long batchId, Path root, FileSystem fs, ImagePlan plan,
+      List<Operator> operators, CopyChanges.Resolved resolved, List<PartitionCommit> commits,
+      String provider) {}
+
+  /** Runs after the copy is complete (the target is a checkpoint), before it is reported. */
+  interface Finish {
+    void run(Copied copied) throws IOException;
+  }
+
+  private CheckpointCopy() {}
+
+  /**
+   * Copies batch {@code n} of {@code from} into {@code target} with {@code changes};
+   * {@code what} names the action in messages ("take a savepoint of ...").
+   */
+  static Copied run(SparkSession spark, Checkpoint from, long n, String target,
+      CopyChanges changes, String what, Finish finish) {
+    Configuration conf = spark.sessionState().newHadoopConf();
+    from.checkLogs(n);
+    List<Operator> operators = from.operators(n);
+    CopyChanges.Resolved resolved;
+    try {
+      resolved = changes.resolve(from.location(), operators,
+          OperatorUids.read(from.fileSystem(), from.root()));
+    } catch (IOException e) {
+      throw Errors.corruptFile(from.location(), OperatorUids.FILE, "the checkpoint", e,
+          "Remove the file or restore it from a copy.");
+    }
+    String provider = changes.provider() == null
+        ? from.recordedConf(n).getOrDefault(ImagePlan.PROVIDER_CONF, CopyChanges.HDFS)
+        : CopyChanges.providerClass(from.location(), changes.provider());
+    boolean ids = hasUniqueIds(from, n);
+    List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
+        ids, conf);
+    ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
+    Path root = new Path(target);
+    FileSystem fs;
+    boolean existed;
+    try {
+      fs = root.getFileSystem(conf);
+      existed = fs.exists(root);
+      if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
+        throw Errors.targetInUse(target, what);
+      }
+      fs.mkdirs(root);
+      CheckpointFiles.writeNew(new Path(root, "metadata"),
+          CheckpointFiles.readAll(from.fileSystem(), new Path(from.root(), "metadata")), conf);
+    } catch (FileAlreadyExistsException e) {
+      throw Errors.targetInUse(target, what);
+    } catch (IOException e) {
+      throw Errors.writeFailed(target, what, e);
+    }
+    try {
+      copyLayout(from, n, fs, root, operators, resolved, changes.partitions(), conf);
+      List<PartitionCommit> commits = StateImage.copy(plan);
+      OperatorUids.write(root, resolved.userUids(), conf);
+      writeLogs(from, n, fs, root, plan, commits, changes.partitions(), changes.provider() == null
+          ? null : provider, conf);
+      Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider);
+      if (finish != null) finish.run(copied);
+      return copied;
+    } catch (IOException | RuntimeException e) {
+      remove(fs, root, existed);
+      if (e instanceof RuntimeException r) throw r;
+      throw Errors.writeFailed(target, what, (IOException) e);
+    }
+  }
+
+  private static boolean hasUniqueIds(Checkpoint from, long n) {
+    try {
+      return CheckpointLog.stateUniqueIds(from.commitLog().metadata(n)) != null;
+    } catch (IOException e) {
+      throw Errors.corruptFile(from.location(), CheckpointLog.COMMITS + "/" + n, "batch " + n,
+          e, "Restore the file from a copy of the checkpoint.");
+    }
+  }
+
+  /** The stores to copy, validated against what Spark can run after the copy. */
+  private static List<StoreCopy> plan(Checkpoint from, long n, List<Operator> operators,
+      CopyChanges.Resolved resolved, int partitions, String provider, boolean ids,
+      Configuration conf) {
+    boolean hdfs = provider.equals(CopyChanges.HDFS);
+    for (Operator op : operators) {
+      if (resolved.target(op.id()) == null) continue;
+      if (hdfs && op.kind().equals("tws")) {
+        throw Errors.restoreUnsupported(from.location(), op.uid(), "transformWithState state"
+            + " lives in column families, which only RocksDB has: keep --provider rocksdb.");
+      }
+      if (hdfs && ids) {
+        throw Errors.restoreUnsupported(from.location(), op.uid(), "the checkpoint uses"
+            + " checkpoint format v2 (state checkpoint ids), which only RocksDB supports: keep"
+            + " --provider rocksdb.");
+      }
+      boolean rehash = partitions > 0 && partitions != op.numPartitions();
+      if (rehash && !List.of("agg", "dedup", "join", "groupstate", "tws").contains(op.kind())) {
+        throw Errors.restoreUnsupported(from.location(), op.uid(), "changing the partitions"
+            + " of " + op.name() + " state is not supported (its keys' partitioning is not"
+            + " known); keep the partition count.");
+      }
+    }
+    List<StoreCopy> copies = new ArrayList<>();
+    for (StoreSpec spec : ImagePlan.stores(from, n, conf)) {
+      Long to = resolved.target(spec.operatorId());
+      if (to == null) continue;
+      int count = partitions > 0 ? partitions : spec.numPartitions();
+      if (count != spec.numPartitions() && spec.keySchema().isEmpty()) {
+        throw Errors.restoreUnsupported(from.location(), "operator " + spec.operatorId(),
+            "its state has no key (a global aggregation), so Spark keeps it in one partition;"
+                + " keep the partition count.");
+      }
+      copies.add(new StoreCopy(spec, new StoreSpec(to, spec.storeName(), count,
+          spec.keySchema(), spec.valueSchema(), spec.storeIndex(), spec.families())));
+    }
+    return copies;
+  }
+
+  /** {@code sources/}, and each kept operator's metadata and schema files. */
+  private static void copyLayout(Checkpoint from, long n, FileSystem fs, Path root,
+      List<Operator> operators, CopyChanges.Resolved resolved, int partitions,
+      Configuration conf) throws IOException {
+    FileSystem src = from.fileSystem();
+    Path sources = new Path(from.root(), "sources");
+    if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
+    String toState = fs.makeQualified(new Path(root, "state")).toString();
+    for (Operator op : operators) {
+      Long to = resolved.target(op.id());
+      if (to == null) continue;
+      Path opFrom = new Path(new Path(from.root(), "state"), Long.toString(op.id()));
+      Path opTo = new Path(new Path(root, "state"), Long.toString(to));
+      int count = partitions > 0 ? partitions : op.numPartitions();
+      Path v1 = new Path(opFrom, "_metadata/metadata");
+      if (src.exists(v1)) {
+        CheckpointFiles.writeNew(new Path(opTo, "_metadata/metadata"),
+            operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null), conf);
+      }
+      Path v2 = latestAtOrBefore(src, new Path(opFrom, "_metadata/v2"), n);
+      if (v2 != null) {
+        String schemas = toState + "/" + to + "/_stateSchema/";
+        CheckpointFiles.writeNew(new Path(opTo, "_metadata/v2/" + v2.getName()),
+            operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas), conf);
+      }
+      Path schemas = new Path(opFrom, "_stateSchema");
+      if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
+          false, conf);
+      copySchemaFiles(src, new Path(opFrom, "0"), fs, new Path(opTo, "0"), conf);
+    }
+  }
+
+  /** The {@code _metadata} files (v1 state schema) under a partition folder, store by store. */
+  private static void copySchemaFiles(FileSystem src, Path from, FileSystem fs, Path to,
+      Configuration conf) throws IOException {
+    if (!src.exists(from)) return;
+    for (FileStatus entry : src.listStatus(from)) {
+      if (!entry.isDirectory()) continue;
+      String name = entry.getPath().getName();
+      if (name.equals("_metadata")) {
+        FileUtil.copy(src, entry.getPath(), fs, new Path(to, name), false, conf);
+      } else if (!name.equals("SSTs")) {
+        copySchemaFiles(src, entry.getPath(), fs, new Path(to, name), conf);
+      }
+    }
+  }
+
+  /**
+   * Operator metadata (v1 or v2: a version line, then JSON) for operator {@code id} with
+   * {@code partitions} partitions; v2 schema file paths re-pointed to {@code schemas}.
+   */
+  static byte[] operatorMetadata(byte[] file, long id, int partitions, String schemas)
+      throws IOException {
+    String text = new String(file, StandardCharsets.UTF_8);
+    int newline = text.indexOf('\n');
+    ObjectNode json = (ObjectNode) JSON.readTree(text.substring(newline + 1));
+    ((ObjectNode) json.path("operatorInfo")).put("operatorId", id);
+    for (JsonNode store : json.path("stateStoreInfo")) {
+      ObjectNode info = (ObjectNode) store;
+      info.put("numPartitions", partitions);
+      if (schemas == null) continue;
+      if (info.get("stateSchemaFilePaths") instanceof ArrayNode paths) {
+        for (int i = 0; i < paths.size(); i++) {
+          paths.set(i, TextNode.valueOf(repoint(paths.get(i).asText(), schemas)));
+        }
+      }
+      if (info.has("stateSchemaFilePath")) {
+        info.put("stateSchemaFilePath", repoint(info.get("stateSchemaFilePath").asText(),
+            schemas));
+      }
+    }
+    return (text.substring(0, newline + 1) + JSON.writeValueAsString(json))
+        .getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String repoint(String path, String schemas) {
+    Matcher m = SCHEMA_PATH.matcher(path);
+    return m.find() ? schemas + path.substring(m.end()) : path;
+  }
+
+  /** offsets/N-1 and N (new partitions and provider recorded), then commits/N, last. */
+  private static void writeLogs(Checkpoint from, long n, FileSystem fs, Path root,
+      ImagePlan plan, List<PartitionCommit> commits, int partitions, String provider,
+      Configuration conf) throws IOException {
+    CheckpointLog offsets = new CheckpointLog(fs, root, CheckpointLog.OFFSETS);
+    for (long b = Math.max(0, n - 1); b <= n; b++) {
+      if (!from.fileSystem().exists(from.offsetLog().file(b))) continue;
+      offsets.create(b, offsetEntry(from.offsetLog().bytes(b), partitions, provider), conf);
+    }
+    byte[] commit = from.commitLog().bytes(n);
+    if (plan.hasUniqueIds()) {
+      commit = CheckpointLog.withStateUniqueIds(commit,
+          CheckpointCommit.stateUniqueIds(plan, commits));
+    }
+    new CheckpointLog(fs, root, CheckpointLog.COMMITS).create(n, commit, conf);
+  }
+
+  /** An offsets entry with the partition count and provider recorded (when they change). */
+  static byte[] offsetEntry(byte[] entry, int partitions, String provider) throws IOException {
+    if (partitions <= 0 && provider == null) return entry;
+    String text = new String(entry, StandardCharsets.UTF_8);
+    String[] lines = text.split("\n", -1);
+    ObjectNode metadata = (ObjectNode) JSON.readTree(lines[1]);
+    ObjectNode conf = metadata.has("conf") ? (ObjectNode) metadata.get("conf")
+        : metadata.putObject("conf");
+    if (partitions > 0) conf.put(PARTITIONS_CONF, Integer.toString(partitions));
+    if (provider != null) conf.put(ImagePlan.PROVIDER_CONF, provider);
+    lines[1] = JSON.writeValueAsString(metadata);
+    return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** The file named by the largest batch id at or before {@code n} in a versioned folder. */
+  static Path latestAtOrBefore(FileSystem fs, Path dir, long n) throws IOException {
+    if (!fs.exists(dir)) return null;
+    Path best = null;
+    long bestId = -1;
+    for (FileStatus status : fs.listStatus(dir)) {
+      String name = status.getPath().getName();
+      if (!name.matches("\\d+")) continue;
+      long id = Long.parseLong(name);
+      if (id <= n && id > bestId) {
+        bestId = id;
+        best = status.getPath();
+      }
+    }
+    return best;
+  }
+
+  /** Removes what a failed copy wrote: the folder, or its content when it existed before. */
+  static void remove(FileSystem fs, Path root, boolean existed) {
+    try {
+      if (!existed) {
+        fs.delete(root, true);
+        return;
+      }
+      for (FileStatus status : fs.listStatus(root)) fs.delete(status.getPath(), true);
+    } catch (IOException ignored) {
+      // the original error is the one to report
+    }
+  }
+
+  /** Bytes of every file under {@code dir} (0 when missing). */
+  static long bytes(FileSystem fs, Path dir) {
+    try {
+      return fs.exists(dir) ? fs.getContentSummary(dir).getLength() : 0;
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  static Map<String, String> providerNames() {
+    return Map.of(CopyChanges.HDFS, "hdfs", CopyChanges.ROCKSDB, "rocksdb");
+  }
+}

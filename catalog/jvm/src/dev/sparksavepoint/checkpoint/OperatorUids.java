@@ -1,0 +1,71 @@
+package dev.sparksavepoint.checkpoint;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The uids users give operators ({@code --uid 0=orders_by_user}), kept in
+ * {@code _savepoint/uids.json} of a checkpoint or savepoint as operator id to uid. Spark never
+ * reads {@code _savepoint/}. A user uid names the operator in the catalog alongside the generated
+ * {@code <kind>_<id>} uid.
+ */
+public final class OperatorUids {
+  /** The file, relative to the checkpoint root. */
+  public static final String FILE = "_savepoint/uids.json";
+  /** What a user uid looks like: a SQL identifier that no generated uid or id can equal. */
+  private static final Pattern USER_UID = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
+  private static final Pattern GENERATED = Pattern.compile("[a-z]+_\\d+|\\d+");
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private OperatorUids() {}
+
+  /** True for a name that can be a user uid (and so is not an operator id or generated uid). */
+  public static boolean isUserUid(String name) {
+    return USER_UID.matcher(name).matches() && !GENERATED.matcher(name).matches()
+        && !name.equalsIgnoreCase("metadata") && !name.equalsIgnoreCase("system");
+  }
+
+  /** True for a name shaped like a generated uid ({@code agg_3}) or a plain operator id. */
+  public static boolean isGenerated(String name) {
+    return GENERATED.matcher(name).matches();
+  }
+
+  /** Operator id to user uid, read from {@code root}; empty when there is no file. */
+  public static Map<Long, String> read(FileSystem fs, Path root) throws IOException {
+    Map<Long, String> uids = new TreeMap<>();
+    JsonNode node;
+    try {
+      node = JSON.readTree(CheckpointFiles.readAll(fs, new Path(root, FILE)));
+    } catch (FileNotFoundException e) {
+      return uids;
+    }
+    Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
+    while (fields.hasNext()) {
+      Map.Entry<String, JsonNode> field = fields.next();
+      uids.put(Long.parseLong(field.getKey()), field.getValue().asText());
+    }
+    return uids;
+  }
+
+  /** Writes {@code uids} as a new file under {@code root} (nothing when empty). */
+  public static void write(Path root, Map<Long, String> uids, Configuration conf)
+      throws IOException {
+    if (uids.isEmpty()) return;
+    ObjectNode node = JSON.createObjectNode();
+    new TreeMap<>(uids).forEach((id, uid) -> node.put(Long.toString(id), uid));
+    CheckpointFiles.writeNew(new Path(root, FILE),
+        JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node)
+            .getBytes(StandardCharsets.UTF_8), conf);
+  }
+}

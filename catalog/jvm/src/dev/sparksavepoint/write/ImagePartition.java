@@ -1,0 +1,229 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.PartitionCommit;
+import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
+import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
+import org.apache.spark.sql.execution.streaming.state.StateStore;
+import org.apache.spark.sql.execution.streaming.state.StateStoreId;
+import org.apache.spark.sql.execution.streaming.state.StateStoreIterator;
+import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
+import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
+import org.apache.spark.unsafe.Platform;
+import scala.Option;
+import scala.Tuple2;
+
+/**
+ * The task side of a state copy ({@link StateImage}): reads every entry of one source store
+ * partition at version N+1 through Spark's provider (a read-only store, aborted after), and
+ * writes one target store partition as a full image of version N+1: RocksDB loads an empty
+ * store at version N and commits N+1 as a {@code .zip} snapshot; an HDFS-backed store commits
+ * the entries as version 1 with a forced snapshot, which is then named for version N+1 (an
+ * HDFS-backed snapshot holds entries only; its version is its file name). Entries travel
+ * between the two as packed bytes: column family index, key bytes, value bytes.
+ */
+final class ImagePartition {
+  private ImagePartition() {}
+
+  /** The column families a copy reads and writes: the user's and Spark's, or "default". */
+  static List<String> families(StoreSpec spec) {
+    return spec.families() == null ? List.of(StateStore.DEFAULT_COL_FAMILY_NAME())
+        : spec.families().names();
+  }
+
+  /** Copies source partition {@code p} into target partition {@code p} (no rehash). */
+  static PartitionCommit copy(ImagePlan plan, StoreCopy copy, int p) {
+    try (Source source = new Source(plan, copy, p)) {
+      return write(plan, copy, p, source);
+    }
+  }
+
+  /**
+   * The entries of source partition {@code p}, each with the target partition its key hashes
+   * to; the store closes when the last entry is read or the task ends.
+   */
+  static Iterator<Tuple2<Integer, byte[]>> rehashed(ImagePlan plan, StoreCopy copy, int p) {
+    Source source = new Source(plan, copy, p);
+    TaskContext task = TaskContext.get();
+    if (task != null) {
+      task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> source.close());
+    }
+    List<KeyPartitioner> partitioners = new ArrayList<>();
+    List<String> families = families(copy.from());
+    for (String family : families) {
+      partitioners.add(KeyPartitioner.of(copy.from().storeName(), family,
+          keySchema(copy.from(), family), copy.to().numPartitions()));
+    }
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        boolean more = source.hasNext();
+        if (!more) source.close();
+        return more;
+      }
+
+      @Override
+      public Tuple2<Integer, byte[]> next() {
+        byte[] entry = source.next();
+        ByteBuffer buffer = ByteBuffer.wrap(entry);
+        int family = buffer.getInt();
+        int keyLength = buffer.getInt();
+        UnsafeRow key = row(entry, 8, keyLength, keySchema(copy.from(), families.get(family))
+            .size());
+        return new Tuple2<>(partitioners.get(family).partition(key), entry);
+      }
+    };
+  }
+
+  /** Writes target partition {@code p} from packed entries; commits version N+1. */
+  static PartitionCommit write(ImagePlan plan, StoreCopy copy, int p, Iterator<byte[]> entries) {
+    StoreSpec spec = copy.to();
+    StateStoreProvider probe = null;
+    boolean hdfs;
+    try {
+      probe = StatePartition.provider(plan.stateLocation(), plan.runId(), plan.targetConf(),
+          plan.hadoopConf(), spec, p);
+      hdfs = probe instanceof HDFSBackedStateStoreProvider;
+    } finally {
+      if (probe != null) probe.close();
+    }
+    long version = plan.version();
+    List<String> families = families(spec);
+    PartitionCommit commit;
+    try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
+        plan.targetConf(), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs,
+        hdfs)) {
+      try {
+        while (entries.hasNext()) {
+          byte[] entry = entries.next();
+          ByteBuffer buffer = ByteBuffer.wrap(entry);
+          int family = buffer.getInt();
+          int keyLength = buffer.getInt();
+          String name = families.get(family);
+          UnsafeRow key = row(entry, 8, keyLength, keySchema(spec, name).size());
+          UnsafeRow value = row(entry, 8 + keyLength, entry.length - 8 - keyLength,
+              valueSchema(spec, name).size());
+          if (spec.families() != null && spec.families().isMultiValued(name)) {
+            store.merge(key, value, name);
+          } else {
+            store.put(key, value, name);
+          }
+        }
+        commit = store.commit();
+      } catch (RuntimeException e) {
+        store.abort();
+        throw e;
+      }
+    }
+    if (hdfs && version != 1) renameSnapshot(plan, spec, p, version);
+    return commit;
+  }
+
+  /** An HDFS-backed store's version 1 becomes version {@code version}: its snapshot renamed. */
+  private static void renameSnapshot(ImagePlan plan, StoreSpec spec, int p, long version) {
+    Path dir = new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
+        spec.storeName()).storeCheckpointLocation().toString());
+    try {
+      FileSystem fs = dir.getFileSystem(plan.hadoopConf());
+      if (!fs.rename(new Path(dir, "1.snapshot"), new Path(dir, version + ".snapshot"))) {
+        throw new IOException("could not rename " + dir + "/1.snapshot");
+      }
+      fs.delete(new Path(dir, "1.delta"), false);
+    } catch (IOException e) {
+      throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] " + e.getMessage(), e);
+    }
+  }
+
+  static org.apache.spark.sql.types.StructType keySchema(StoreSpec spec, String family) {
+    return spec.families() == null ? spec.keySchema() : spec.families().schema(family).keySchema();
+  }
+
+  static org.apache.spark.sql.types.StructType valueSchema(StoreSpec spec, String family) {
+    return spec.families() == null ? spec.valueSchema()
+        : spec.families().schema(family).valueSchema();
+  }
+
+  private static UnsafeRow row(byte[] bytes, int offset, int length, int fields) {
+    UnsafeRow row = new UnsafeRow(fields);
+    row.pointTo(bytes, Platform.BYTE_ARRAY_OFFSET + offset, length);
+    return row;
+  }
+
+  /** Every entry of one source store partition at version N+1, packed; read-only. */
+  static final class Source implements Iterator<byte[]>, AutoCloseable {
+    private final StateStoreProvider provider;
+    private final ReadStateStore store;
+    private final List<String> families;
+    private final boolean[] multi;
+    private int family = -1;
+    private StateStoreIterator<UnsafeRowPair> rows;
+    private boolean closed;
+
+    Source(ImagePlan plan, StoreCopy copy, int p) {
+      StoreSpec spec = copy.from();
+      this.families = families(spec);
+      this.multi = new boolean[families.size()];
+      for (int i = 0; i < multi.length; i++) {
+        multi[i] = spec.families() != null && spec.families().isMultiValued(families.get(i));
+      }
+      this.provider = StatePartition.provider(plan.sourceState(), plan.runId(),
+          plan.sourceConf(), plan.hadoopConf(), spec, p);
+      try {
+        this.store = provider.getReadStore(plan.version(),
+            Option.apply(plan.sourceId(spec, p)));
+        if (spec.families() != null) spec.families().register((StateStore) store);
+      } catch (RuntimeException e) {
+        provider.close();
+        throw e;
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      if (closed) return false;
+      while (rows == null || !rows.hasNext()) {
+        if (rows != null) rows.close();
+        if (++family >= families.size()) {
+          rows = null;
+          return false;
+        }
+        String name = families.get(family);
+        rows = multi[family] ? store.iteratorWithMultiValues(name) : store.iterator(name);
+      }
+      return true;
+    }
+
+    @Override
+    public byte[] next() {
+      if (!hasNext()) throw new NoSuchElementException();
+      UnsafeRowPair pair = rows.next();
+      byte[] key = pair.key().getBytes();
+      byte[] value = pair.value().getBytes();
+      return ByteBuffer.allocate(8 + key.length + value.length).putInt(family)
+          .putInt(key.length).put(key).put(value).array();
+    }
+
+    @Override
+    public void close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (rows != null) rows.close();
+        store.abort();
+      } finally {
+        provider.close();
+      }
+    }
+  }
+}

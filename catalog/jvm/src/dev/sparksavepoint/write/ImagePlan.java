@@ -1,0 +1,166 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.BatchPlan;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
+import org.apache.spark.sql.internal.SQLConf;
+import org.apache.spark.util.SerializableConfiguration;
+
+/**
+ * A copy of the state of batch N (store version N+1) of a checkpoint into a new checkpoint
+ * folder, store by store: each target store gets version N+1 as one full image per partition
+ * (an HDFS-backed {@code .snapshot}, a RocksDB {@code .zip}), written by Spark's own providers.
+ * A store may move to another operator id, get another partition count (keys are rehashed with
+ * Spark's partitioner) or another provider. Built on the driver; shipped to the tasks.
+ */
+public final class ImagePlan implements BatchPlan, Serializable {
+  /** The provider conf: which {@code StateStoreProvider} class a store uses. */
+  public static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
+
+  /** One store to copy: as the source has it, and as the target gets it. */
+  public record StoreCopy(StoreSpec from, StoreSpec to) implements Serializable {
+    /** True when keys must be rehashed into another partition count. */
+    boolean rehash() {
+      return from.numPartitions() != to.numPartitions();
+    }
+  }
+
+  private final String source;
+  private final String target;
+  private final long batchId;
+  private final List<StoreCopy> copies;
+  private final StateStoreConf sourceConf;
+  private final StateStoreConf targetConf;
+  private final SerializableConfiguration hadoopConf;
+  private final HashMap<Long, String[][]> sourceIds;
+  private final boolean targetIds;
+  private final String runId = UUID.randomUUID().toString();
+
+  private ImagePlan(String source, String target, long batchId, List<StoreCopy> copies,
+      StateStoreConf sourceConf, StateStoreConf targetConf, Configuration hadoopConf,
+      HashMap<Long, String[][]> sourceIds, boolean targetIds) {
+    this.source = source;
+    this.target = target;
+    this.batchId = batchId;
+    this.copies = copies;
+    this.sourceConf = sourceConf;
+    this.targetConf = targetConf;
+    this.hadoopConf = new SerializableConfiguration(hadoopConf);
+    this.sourceIds = sourceIds;
+    this.targetIds = targetIds;
+  }
+
+  /**
+   * Every store of {@code ckpt}'s operators as of batch {@code n}, as {@link StoreSpec}s (read
+   * from the schema files the operators record).
+   */
+  public static List<StoreSpec> stores(Checkpoint ckpt, long n, Configuration hadoopConf) {
+    return WritePlan.allStores(ckpt, n, hadoopConf);
+  }
+
+  /**
+   * Plans the copy of {@code copies} from batch {@code n} of {@code ckpt} into {@code target},
+   * whose stores use {@code providerClass}; with checkpoint format v2 ids when the source has
+   * them and the target provider keeps them ({@code targetIds}).
+   */
+  public static ImagePlan of(SparkSession spark, Checkpoint ckpt, long n, String target,
+      List<StoreCopy> copies, String providerClass, boolean targetIds) {
+    Configuration hadoopConf = spark.sessionState().newHadoopConf();
+    HashMap<Long, String[][]> ids = WritePlan.uniqueIds(ckpt, n);
+    StateStoreConf from = WritePlan.storeConf(spark, ckpt.location(), n, ids);
+    SQLConf conf = WritePlan.recordedConf(spark, ckpt.location(), n);
+    conf.setConfString(PROVIDER_CONF, providerClass);
+    // one full image per version: a RocksDB commit uploads a .zip, never a changelog
+    conf.setConfString(WritePlan.CHANGELOG_CHECKPOINTING, "false");
+    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, targetIds ? "2" : "1");
+    return new ImagePlan(ckpt.location(), target, n, new ArrayList<>(copies), from,
+        StateStoreConf.apply(conf), hadoopConf, ids, targetIds);
+  }
+
+  /** The source checkpoint. */
+  public String source() {
+    return source;
+  }
+
+  /** The target checkpoint. */
+  @Override
+  public String checkpoint() {
+    return target;
+  }
+
+  /** The batch whose state is copied; both folders hold it as store version N+1. */
+  @Override
+  public long batchId() {
+    return batchId;
+  }
+
+  public List<StoreCopy> copies() {
+    return copies;
+  }
+
+  /** The stores of the target. */
+  @Override
+  public List<StoreSpec> stores() {
+    return copies.stream().map(StoreCopy::to).toList();
+  }
+
+  @Override
+  public Configuration hadoopConf() {
+    return hadoopConf.value();
+  }
+
+  @Override
+  public boolean hasUniqueIds() {
+    return targetIds;
+  }
+
+  StateStoreConf sourceConf() {
+    return sourceConf;
+  }
+
+  StateStoreConf targetConf() {
+    return targetConf;
+  }
+
+  UUID runId() {
+    return UUID.fromString(runId);
+  }
+
+  /** The state version both folders hold: N+1. */
+  long version() {
+    return CheckpointLog.stateVersion(batchId);
+  }
+
+  String sourceState() {
+    return new Path(source, "state").toString();
+  }
+
+  /** The v2 checkpoint id of version N+1 of a source store partition, or null. */
+  String sourceId(StoreSpec spec, int partition) {
+    if (sourceIds == null) return null;
+    String[][] ids = sourceIds.get(spec.operatorId());
+    if (ids == null || partition >= ids.length || spec.storeIndex() >= ids[partition].length) {
+      return null;
+    }
+    return ids[partition][spec.storeIndex()];
+  }
+
+  /** Operator ids of the source to the state files they hold: for messages. */
+  public Map<Long, Long> operatorMoves() {
+    Map<Long, Long> moves = new HashMap<>();
+    for (StoreCopy c : copies) moves.put(c.from().operatorId(), c.to().operatorId());
+    return moves;
+  }
+}

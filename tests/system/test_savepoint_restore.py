@@ -1,0 +1,118 @@
+"""Savepoints end to end, for every operator kind: take a savepoint, delete the checkpoint,
+restore it (as is from a copied savepoint, with more partitions, with fewer partitions and the
+other provider, and back to the first provider through a savepoint of the restored checkpoint),
+and restart the real streaming query on the same input every time: it must emit exactly what
+the original query emitted when it continued from its own checkpoint."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spark_savepoint import restore_savepoint, savepoint_errors, take_savepoint
+from spark_savepoint.catalog.errors import RestoreUnsupported
+from tests.support.streaming_queries import StreamingQuery, build
+
+pytestmark = pytest.mark.slow
+
+OTHER = {"hdfs": "rocksdb", "rocksdb": "hdfs"}
+
+CASES = [
+    ("agg", "hdfs"),
+    ("window_agg", "rocksdb"),
+    ("dedup", "hdfs"),
+    ("join", "rocksdb"),
+    ("pandas_state", "hdfs"),
+    ("tws", "rocksdb"),
+]
+"""Each kind once, built on one provider; the restores switch to the other and back."""
+
+
+def _forget_restart(query: StreamingQuery) -> None:
+    """Back to before the restart wave: remove the checkpoint and the wave's input files (the
+    newest file of each input folder). Nothing when the checkpoint is already gone."""
+    if not query.checkpoint.exists():
+        return
+    shutil.rmtree(query.checkpoint)
+    sides = [query.input_dir / side for side in ("left", "right")]
+    for folder in [side for side in sides if side.exists()] or [query.input_dir]:
+        sorted(folder.glob("part-*.json"))[-1].unlink()
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda case: f"{case[0]}-{case[1]}")
+def case(request, spark, tmp_path_factory):
+    """A fresh query of the kind, its savepoint (taken, then copied elsewhere: the original
+    folder is removed), and the rows the original query emits when it continues."""
+    kind, provider = request.param
+    root = tmp_path_factory.mktemp(f"sp-{kind}-{provider}")
+    query = build(spark, kind, provider, root / "query")
+    taken = root / "taken"
+    manifest = take_savepoint(spark, str(query.checkpoint), str(taken))
+    savepoint = root / "copied" / "savepoint"
+    shutil.copytree(taken, savepoint)
+    shutil.rmtree(taken)
+    expected = query.restart(spark)
+    assert expected, "the restart wave must produce rows"
+    return query, savepoint, manifest, expected
+
+
+def _restore_and_restart(spark, query, savepoint, **changes) -> list[dict]:
+    _forget_restart(query)
+    with savepoint_errors():
+        restore_savepoint(spark, str(savepoint), str(query.checkpoint), **changes)
+    return query.restart(spark)
+
+
+def test_restored_as_is_from_a_copied_savepoint(spark, case):
+    query, savepoint, manifest, expected = case
+    assert manifest["batch_id"] == 1
+    assert _restore_and_restart(spark, query, savepoint) == expected
+
+
+def test_restored_with_more_partitions(spark, case):
+    query, savepoint, _, expected = case
+    assert _restore_and_restart(spark, query, savepoint, partitions=8) == expected
+    assert _partitions(query.checkpoint) == 8
+
+
+def test_restored_with_fewer_partitions_and_the_other_provider(spark, case):
+    query, savepoint, _, expected = case
+    other = OTHER[query.provider]
+    if query.kind == "tws":
+        _forget_restart(query)
+        with pytest.raises(RestoreUnsupported, match="only RocksDB has"), savepoint_errors():
+            restore_savepoint(spark, str(savepoint), str(query.checkpoint), provider=other)
+        assert not query.checkpoint.exists()
+        assert _restore_and_restart(spark, query, savepoint, partitions=2) == expected
+        return
+    assert _restore_and_restart(spark, query, savepoint, partitions=2, provider=other) == expected
+    assert _partitions(query.checkpoint) == 2
+    assert _provider_files(query.checkpoint) == other
+
+
+def test_restored_back_to_the_first_provider_through_a_second_savepoint(
+    spark, case, tmp_path: Path
+):
+    query, savepoint, _, expected = case
+    if query.kind == "tws":
+        pytest.skip("transformWithState has one provider (RocksDB)")
+    other = OTHER[query.provider]
+    middle = tmp_path / "middle"
+    restore_savepoint(spark, str(savepoint), str(middle), partitions=3, provider=other)
+    second = tmp_path / "second"
+    take_savepoint(spark, str(middle), str(second))
+    got = _restore_and_restart(spark, query, second, partitions=4, provider=query.provider)
+    assert got == expected
+    assert _provider_files(query.checkpoint) == query.provider
+
+
+def _partitions(checkpoint: Path) -> int:
+    return len([p for p in (checkpoint / "state" / "0").iterdir() if p.name.isdigit()])
+
+
+def _provider_files(checkpoint: Path) -> str:
+    """Which provider wrote the restored state: RocksDB zips or HDFS-backed snapshots."""
+    names = {f.suffix for f in (checkpoint / "state" / "0").rglob("*") if f.is_file()}
+    return "rocksdb" if ".zip" in names else "hdfs"
