@@ -229,7 +229,7 @@ class NotASavepoint(SavepointError):
 
 
 class BadArguments(SavepointError):
-    """Wrong arguments to a table function (savepoint_metadata, savepoint_state)."""
+    """Wrong arguments to a table function or to savepoint take/restore (--uid, --partitions)."""
 
     error_class = "SAVEPOINT_BAD_ARGUMENTS"
 
@@ -255,7 +255,8 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         ReadOnlyState,
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
         ConcurrentWrite, WriteFailed, TargetNotEmpty, MovedCheckpoint, BadArguments,
-        JvmPieceMissing, PortInUse,
+        JvmPieceMissing, PortInUse, RestoreUnsupported, ChecksumMismatch, ReadOnlySavepoint,
+        NotASavepoint,
     )
 }  # fmt: skip
 """Every ``SAVEPOINT_*`` class -> its exception type."""

@@ -261,13 +261,30 @@ final class CheckpointCopy {
     for (long b = Math.max(0, n - 1); b <= n; b++) {
       if (!from.fileSystem().exists(from.offsetLog().file(b))) continue;
       offsets.create(b, offsetEntry(from.offsetLog().bytes(b), partitions, provider), conf);
+      keepTime(from.fileSystem(), from.offsetLog().file(b), fs, offsets.file(b));
     }
     byte[] commit = from.commitLog().bytes(n);
     if (plan.hasUniqueIds()) {
       commit = CheckpointLog.withStateUniqueIds(commit,
           CheckpointCommit.stateUniqueIds(plan, commits));
     }
-    new CheckpointLog(fs, root, CheckpointLog.COMMITS).create(n, commit, conf);
+    CheckpointLog commitLog = new CheckpointLog(fs, root, CheckpointLog.COMMITS);
+    commitLog.create(n, commit, conf);
+    keepTime(from.fileSystem(), from.commitLog().file(n), fs, commitLog.file(n));
+  }
+
+  /**
+   * Gives a copied log entry the source entry's modification time: a log entry's time is when
+   * the batch was planned or committed ({@code TIMESTAMP AS OF}, the guard against editing
+   * under a running query), not when it was copied. Best effort: stores without settable
+   * times keep the copy time.
+   */
+  private static void keepTime(FileSystem src, Path from, FileSystem fs, Path to) {
+    try {
+      fs.setTimes(to, src.getFileStatus(from).getModificationTime(), -1);
+    } catch (IOException | UnsupportedOperationException e) {
+      // the copy's own time stands
+    }
   }
 
   /** An offsets entry with the partition count and provider recorded (when they change). */

@@ -1,0 +1,179 @@
+"""Savepoints without restarts: what take writes (a compact folder and its manifest), that the
+checkpoint is left as it was, opening a savepoint as a catalog (read-only unless writable),
+user uids, list and dispose, checksum verification, and the refusals. The restarts that prove a
+restored checkpoint continues are in tests/system/test_savepoint_restore.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spark_savepoint import (
+    attach,
+    dispose_savepoint,
+    list_savepoints,
+    restore_savepoint,
+    savepoint_errors,
+    take_savepoint,
+)
+from spark_savepoint.catalog.errors import (
+    BadArguments,
+    ChecksumMismatch,
+    NotASavepoint,
+    ReadOnlySavepoint,
+    TargetNotEmpty,
+)
+from tests.support.checkpoint_files import last_batch, snapshot
+
+
+def rows(spark, table: str) -> list[tuple]:
+    return sorted(tuple(r) for r in spark.sql(f"SELECT * FROM {table}").collect())
+
+
+@pytest.fixture()
+def agg(checkpoints):
+    return checkpoints[("agg", "rocksdb")]
+
+
+def test_take_writes_a_compact_savepoint_and_leaves_the_checkpoint_alone(
+    spark, agg, tmp_path: Path
+) -> None:
+    before = snapshot(agg.checkpoint)
+    target = tmp_path / "sp"
+    manifest = take_savepoint(spark, str(agg.checkpoint), str(target))
+    assert snapshot(agg.checkpoint) == before
+    assert manifest["batch_id"] == 1 and manifest["writable"] is False
+    assert manifest["source"]["checkpoint"].endswith(str(agg.checkpoint))
+    assert manifest["provider"] == "rocksdb" and manifest["partitions"] == 4
+    [op] = manifest["operators"]
+    assert (op["uid"], op["kind"], op["rows"]) == ("agg_0", "agg", 3)
+    assert op["stores"][0]["key_schema"] == "struct<user:string>"
+    on_disk = json.loads((target / "_savepoint.json").read_text())
+    assert on_disk == manifest
+    listed = {f["path"] for f in manifest["files"]}
+    files = {str(p.relative_to(target)) for p in target.rglob("*") if p.is_file()}
+    assert listed == {f for f in files if not f.endswith(".crc")} - {"_savepoint.json"}
+    # one full image of version 2 per partition, the logs of batches 0 and 1 only
+    state = sorted(f for f in listed if f.startswith("state/0/") and "_metadata" not in f)
+    assert [f.split("/")[-1] for f in state if f.endswith(".zip")] == ["2.zip"] * 4
+    assert not [f for f in state if f.endswith((".changelog", ".delta"))]
+    assert {f for f in listed if f.startswith(("offsets/", "commits/"))} == {
+        "offsets/0", "offsets/1", "commits/1"
+    }  # fmt: skip
+
+
+def test_savepoint_reads_like_the_checkpoint_and_is_read_only(
+    spark, checkpoints, tmp_path: Path
+) -> None:
+    query = checkpoints[("dedup", "hdfs")]
+    target = tmp_path / "sp"
+    take_savepoint(spark, str(query.checkpoint), str(target))
+    attach(spark, str(query.checkpoint), "orig")
+    attach(spark, str(target), "sp")
+    assert rows(spark, "sp.dedup_0.default") == rows(spark, "orig.dedup_0.default")
+    assert rows(spark, "sp.dedup_0.default VERSION AS OF 1") == rows(spark, "sp.dedup_0.default")
+    before = snapshot(target)
+    with pytest.raises(ReadOnlySavepoint, match="savepoints are immutable"), savepoint_errors():
+        spark.sql("DELETE FROM sp.dedup_0.default WHERE event_id = 1")
+    assert snapshot(target) == before
+    attach(spark, str(target), "sp", writable=True)
+    spark.sql("DELETE FROM sp.dedup_0.default WHERE event_id = 1")
+    assert last_batch(target) == 2
+    assert 1 not in {r[0] for r in rows(spark, "sp.dedup_0.default")}
+
+
+def test_user_uids_name_operators_in_the_catalog(spark, agg, tmp_path: Path) -> None:
+    target = tmp_path / "sp"
+    manifest = take_savepoint(spark, str(agg.checkpoint), str(target), uids={"0": "by_user"})
+    assert manifest["operators"][0]["user_uid"] == "by_user"
+    attach(spark, str(target), "named")
+    names = {r[0] for r in spark.sql("SHOW NAMESPACES IN named").collect()}
+    assert {"agg_0", "by_user"} <= names
+    assert rows(spark, "named.by_user.default") == rows(spark, "named.agg_0.default")
+    restored = tmp_path / "restored"
+    restore_savepoint(spark, str(target), str(restored), uids={"by_user": "orders"})
+    attach(spark, str(restored), "renamed")
+    assert rows(spark, "renamed.orders.default") == rows(spark, "named.agg_0.default")
+
+
+def test_restore_moves_and_drops_operators(spark, agg, tmp_path: Path) -> None:
+    restored = tmp_path / "moved"
+    restore_savepoint(spark, str(agg.checkpoint), str(restored), uids=["agg_0=3"])
+    assert sorted(p.name for p in (restored / "state").iterdir()) == ["3"]
+    attach(spark, str(restored), "moved")
+    attach(spark, str(agg.checkpoint), "orig")
+    assert rows(spark, "moved.agg_3.default") == rows(spark, "orig.agg_0.default")
+    dropped = tmp_path / "dropped"
+    restore_savepoint(spark, str(agg.checkpoint), str(dropped), drop=["agg_0"])
+    assert not (dropped / "state").exists()
+    assert last_batch(dropped) == 1
+
+
+def test_restored_transform_with_state_reads_from_its_new_place(
+    spark, checkpoints, tmp_path: Path
+) -> None:
+    query = checkpoints[("tws", "rocksdb")]
+    taken = tmp_path / "taken"
+    take_savepoint(spark, str(query.checkpoint), str(taken))
+    moved = tmp_path / "elsewhere" / "sp"
+    shutil.copytree(taken, moved)
+    shutil.rmtree(taken)
+    restored = tmp_path / "restored"
+    restore_savepoint(spark, str(moved), str(restored), partitions=3)
+    attach(spark, str(query.checkpoint), "orig")
+    attach(spark, str(restored), "tws_restored")
+    for table in ("count", "history", "items", "timers"):
+        original = [r[:-1] for r in rows(spark, f"orig.tws_0.{table}")]
+        got = [r[:-1] for r in rows(spark, f"tws_restored.tws_0.{table}")]
+        assert sorted(got) == sorted(original), table
+
+
+def test_list_and_dispose(spark, agg, checkpoints, tmp_path: Path) -> None:
+    take_savepoint(spark, str(agg.checkpoint), str(tmp_path / "a"))
+    take_savepoint(spark, str(checkpoints[("dedup", "hdfs")].checkpoint), str(tmp_path / "b"))
+    (tmp_path / "not-a-savepoint").mkdir()
+    found = list_savepoints(spark, str(tmp_path))
+    assert [Path(i.path).name for i in found] == ["a", "b"]
+    assert found[0].operators == "agg_0" and found[0].rows == 3 and found[0].batch_id == 1
+    assert found[1].operators == "dedup_0"
+    summary = dispose_savepoint(spark, str(tmp_path / "a"))
+    assert summary.startswith(f"Disposed of savepoint '{tmp_path / 'a'}': removed")
+    assert not (tmp_path / "a").exists()
+    assert [Path(i.path).name for i in list_savepoints(spark, str(tmp_path))] == ["b"]
+    with pytest.raises(NotASavepoint), savepoint_errors():
+        dispose_savepoint(spark, str(agg.checkpoint))
+
+
+def test_restore_verifies_checksums(spark, agg, tmp_path: Path) -> None:
+    target = tmp_path / "sp"
+    take_savepoint(spark, str(agg.checkpoint), str(target))
+    victim = next((target / "state" / "0" / "1").glob("*.zip"))
+    data = bytearray(victim.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    victim.chmod(0o644)
+    victim.write_bytes(bytes(data))
+    for crc in target.rglob(f".{victim.name}.crc"):
+        crc.unlink()
+    with pytest.raises(ChecksumMismatch, match="state/0/1/2.zip"), savepoint_errors():
+        restore_savepoint(spark, str(target), str(tmp_path / "restored"))
+    assert not (tmp_path / "restored").exists()
+
+
+def test_refusals_write_nothing(spark, agg, tmp_path: Path) -> None:
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "x").write_text("x")
+    with pytest.raises(TargetNotEmpty), savepoint_errors():
+        take_savepoint(spark, str(agg.checkpoint), str(busy))
+    assert [p.name for p in busy.iterdir()] == ["x"]
+    for uids, message in [
+        (["nope=x"], "No operator 'nope'; the operators are agg_0"),
+        (["agg_0"], "takes OPERATOR=NEW_ID or OPERATOR=NAME"),
+        (["agg_0=9lives"], "neither an operator id"),
+    ]:
+        with pytest.raises(BadArguments, match=message), savepoint_errors():
+            restore_savepoint(spark, str(agg.checkpoint), str(tmp_path / "r"), uids=uids)
+        assert not (tmp_path / "r").exists()
