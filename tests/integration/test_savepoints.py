@@ -177,3 +177,29 @@ def test_refusals_write_nothing(spark, agg, tmp_path: Path) -> None:
         with pytest.raises(BadArguments, match=message), savepoint_errors():
             restore_savepoint(spark, str(agg.checkpoint), str(tmp_path / "r"), uids=uids)
         assert not (tmp_path / "r").exists()
+
+
+def test_sql_procedures_and_savepoint_list(spark, agg, tmp_path: Path) -> None:
+    attach(spark, str(agg.checkpoint), "proc")
+    target = tmp_path / "sps" / "one"
+    [row] = spark.sql(f"CALL proc.system.take_savepoint('{target}', uids => '0=by_user')").collect()
+    assert json.loads(row.message)["operators"][0]["user_uid"] == "by_user"
+    listed = spark.sql(
+        f"SELECT path, batch_id, operators, rows FROM savepoint_list('{target.parent}')"
+    )
+    assert [tuple(r) for r in listed.collect()] == [
+        (f"file:{target}", 1, "agg_0 (by_user)", 3)
+    ]  # fmt: skip
+    attach(spark, str(target), "proc_sp")
+    restored = tmp_path / "restored"
+    [row] = spark.sql(
+        f"CALL proc_sp.system.restore_savepoint('{restored}', partitions => 2, provider => 'hdfs')"
+    ).collect()
+    assert row.message.startswith("Restored batch 1") and "2 partition(s), hdfs" in row.message
+    attach(spark, str(restored), "proc_restored")
+    restored_rows = [r[:-1] for r in rows(spark, "proc_restored.by_user.default")]  # repartitioned
+    assert restored_rows == [r[:-1] for r in rows(spark, "proc.agg_0.default")]
+    [row] = spark.sql(f"CALL proc.system.dispose_savepoint('{target}')").collect()
+    assert row.message.startswith("Disposed of savepoint") and not target.exists()
+    with pytest.raises(Exception, match="SAVEPOINT_NO_SUCH_PROCEDURE"):
+        spark.sql("CALL proc.system.nope()")

@@ -18,7 +18,9 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.Column;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.ProcedureCatalog;
 import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.connector.catalog.TableChange;
@@ -41,7 +43,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * checkpoint is kept while its logs are unchanged, so the many calls Spark makes for one
  * statement read its metadata files once; a new batch (an edit, the query) opens it afresh.
  */
-public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
+public class SavepointCatalog implements TableCatalog, SupportsNamespaces, ProcedureCatalog {
   private String name;
   private String initialPath;
   private String initialLike;
@@ -91,6 +93,31 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces {
 
   private static Configuration hadoopConf() {
     return SparkSession.active().sessionState().newHadoopConf();
+  }
+
+  // ---- procedures: CALL <catalog>.system.<name>(...) ----
+
+  @Override
+  public UnboundProcedure loadProcedure(Identifier ident) {
+    UnboundProcedure procedure = ident.namespace().length == 1
+        && ident.namespace()[0].equalsIgnoreCase(SavepointProcedures.NAMESPACE)
+        ? SavepointProcedures.load(ident.name().toLowerCase(java.util.Locale.ROOT),
+            () -> checkpoint().location())
+        : null;
+    if (procedure == null) {
+      throw Errors.analysis("SAVEPOINT_NO_SUCH_PROCEDURE", "No procedure " + name + "."
+          + String.join(".", ident.namespace()) + "." + ident.name() + "; the procedures are "
+          + name + ".system." + String.join(", " + name + ".system.",
+              SavepointProcedures.names()) + ".");
+    }
+    return procedure;
+  }
+
+  @Override
+  public Identifier[] listProcedures(String[] namespace) {
+    return SavepointProcedures.names().stream()
+        .map(n -> Identifier.of(new String[] {SavepointProcedures.NAMESPACE}, n))
+        .toArray(Identifier[]::new);
   }
 
   // ---- namespaces: one per stateful operator ----

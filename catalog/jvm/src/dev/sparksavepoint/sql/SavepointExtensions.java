@@ -1,9 +1,23 @@
 package dev.sparksavepoint.sql;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sparksavepoint.actions.SavepointList;
 import dev.sparksavepoint.catalog.MetadataTable;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.errors.Errors;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
+import org.apache.spark.sql.catalyst.types.DataTypeUtils;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import scala.jdk.javaapi.CollectionConverters;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -27,6 +41,7 @@ import scala.runtime.BoxedUnit;
  * <pre>
  *   SELECT * FROM savepoint_metadata('/data/ckpt' [, batchId]);
  *   SELECT * FROM savepoint_state('/data/ckpt', 'agg_0', 'default' [, batchId]);
+ *   SELECT * FROM savepoint_list('/savepoints');
  * </pre>
  *
  * <p>It also widens narrower whole numbers written into state key columns ({@link WidenKeys}).
@@ -34,6 +49,12 @@ import scala.runtime.BoxedUnit;
 public class SavepointExtensions implements Function1<SparkSessionExtensions, BoxedUnit> {
   static final String METADATA = "savepoint_metadata";
   static final String STATE = "savepoint_state";
+  static final String LIST = "savepoint_list";
+  /** The columns of {@code savepoint_list}, as {@link SavepointList} names them. */
+  static final StructType LIST_SCHEMA = StructType.fromDDL("path string, query_id string,"
+      + " batch_id bigint, taken_at string, committed_at string, source string,"
+      + " operators string, provider string, partitions int, rows bigint, bytes bigint,"
+      + " writable boolean");
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
@@ -51,6 +72,13 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
             "", "\n    Examples:\n      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
             "", "table_funcs", "0.1.0", "", "built-in"),
         (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
+    extensions.injectTableFunction(new Tuple3<>(
+        FunctionIdentifier.apply(LIST),
+        new ExpressionInfo(SavepointExtensions.class.getName(), null, LIST,
+            "_FUNC_(folder) - The savepoints in a folder (itself, or its subfolders).",
+            "", "\n    Examples:\n      > SELECT path, batch_id FROM _FUNC_('/savepoints');\n",
+            "", "table_funcs", "0.1.0", "", "built-in"),
+        (Function1<Seq<Expression>, LogicalPlan>) args -> list(args)));
     extensions.injectResolutionRule(
         (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new WidenKeys());
@@ -69,6 +97,36 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
     SavepointCatalog catalog = catalogFor(STATE, literal(args, 0));
     Identifier ident = Identifier.of(new String[] {literal(args, 1)}, literal(args, 2));
     return relation(catalog, ident, args.size() > 3 ? literal(args, 3) : null);
+  }
+
+  private static LogicalPlan list(Seq<Expression> args) {
+    checkArity(LIST, args, 1, 1, "folder");
+    SparkSession spark = SparkSession.active();
+    String json = SavepointList.run(literal(args, 0), spark.sessionState().newHadoopConf());
+    List<Row> rows = new ArrayList<>();
+    try {
+      for (JsonNode s : new ObjectMapper().readTree(json)) {
+        Object[] values = new Object[LIST_SCHEMA.size()];
+        for (int i = 0; i < values.length; i++) {
+          StructField field = LIST_SCHEMA.fields()[i];
+          JsonNode v = s.path(field.name());
+          values[i] = switch (field.dataType().typeName()) {
+            case "long" -> v.asLong();
+            case "integer" -> v.asInt();
+            case "boolean" -> v.asBoolean();
+            default -> v.asText();
+          };
+        }
+        rows.add(RowFactory.create(values));
+      }
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + e.getMessage(), e);
+    }
+    return LocalRelation.fromExternalRows(
+        CollectionConverters.asScala(CollectionConverters.asJava(
+            DataTypeUtils.toAttributes(LIST_SCHEMA)).stream()
+            .map(a -> (Attribute) a).toList()).toList(),
+        CollectionConverters.asScala(rows).toList());
   }
 
   private static SavepointCatalog catalogFor(String function, String path) {
