@@ -203,3 +203,27 @@ def test_sql_procedures_and_savepoint_list(spark, agg, tmp_path: Path) -> None:
     assert row.message.startswith("Disposed of savepoint") and not target.exists()
     with pytest.raises(Exception, match="SAVEPOINT_NO_SUCH_PROCEDURE"):
         spark.sql("CALL proc.system.nope()")
+
+
+def test_cli_take_list_restore_dispose(spark, agg, tmp_path: Path, capsys) -> None:
+    from spark_savepoint.sql_ext.cli import main
+
+    target = tmp_path / "sps" / "cli"
+    assert main(["savepoint", "take", str(agg.checkpoint), str(target), "--uid", "0=by_user"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"Took savepoint '{target}' of batch 1 of '{agg.checkpoint}': ")
+    assert "agg_0 (by_user) 3 rows" in out
+    assert "take: job 1:" in err  # progress on stderr
+    assert main(["savepoint", "list", str(target.parent)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["path", "batch", "taken", "at", "operators", "rows", "size"]
+    assert f"file:{target}" in table[1] and "agg_0 (by_user)" in table[1]
+    restored = tmp_path / "restored"
+    argv = ["savepoint", "restore", str(target), str(restored), "--partitions", "3"]
+    assert main(argv) == 0
+    assert "3 partition(s)" in capsys.readouterr().out
+    assert main(["savepoint", "restore", str(target), str(tmp_path / "x"), "--uid", "zz=1"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS]")
+    assert main(["savepoint", "dispose", str(target)]) == 0
+    assert "Disposed of savepoint" in capsys.readouterr().out and not target.exists()

@@ -70,10 +70,11 @@ final class CheckpointCopy {
 
   /**
    * Copies batch {@code n} of {@code from} into {@code target} with {@code changes};
-   * {@code what} names the action in messages ("take a savepoint of ...").
+   * {@code what} names the action in messages ("take a savepoint of ..."). {@code check} runs
+   * after the changes are validated and before anything is written (or null).
    */
   static Copied run(SparkSession spark, Checkpoint from, long n, String target,
-      CopyChanges changes, String what, Finish finish) {
+      CopyChanges changes, String what, Runnable check, Finish finish) {
     Configuration conf = spark.sessionState().newHadoopConf();
     from.checkLogs(n);
     List<Operator> operators = from.operators(n);
@@ -92,6 +93,7 @@ final class CheckpointCopy {
     List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
         ids, conf);
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
+    if (check != null) check.run();
     Path root = new Path(target);
     FileSystem fs;
     boolean existed;

@@ -30,10 +30,9 @@ public final class RestoreSavepoint {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint from = Checkpoint.open(savepoint, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(savepoint);
-    verify(spark, from);
     long n = from.lastCommitted();
     CheckpointCopy.Copied copied = CheckpointCopy.run(spark, from, n, target, changes,
-        "restore '" + savepoint + "'", null);
+        "restore '" + savepoint + "'", () -> verify(spark, from), null);
     int partitions = copied.plan().stores().stream().mapToInt(s -> s.numPartitions()).max()
         .orElse(0);
     return "Restored batch " + n + " of '" + savepoint + "' into '" + target + "': "

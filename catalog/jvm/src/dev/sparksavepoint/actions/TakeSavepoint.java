@@ -49,7 +49,7 @@ public final class TakeSavepoint {
     long n = batchId < 0 ? from.lastCommitted() : from.checkBatch(batchId);
     ObjectNode[] manifest = new ObjectNode[1];
     CheckpointCopy.run(spark, from, n, target, CopyChanges.none(uids),
-        "take a savepoint of '" + checkpoint + "'", copied -> {
+        "take a savepoint of '" + checkpoint + "'", null, copied -> {
           manifest[0] = manifest(spark, copied, writable);
           CheckpointFiles.writeNew(SavepointManifest.file(copied.root()),
               JSON.writerWithDefaultPrettyPrinter().writeValueAsString(manifest[0])
