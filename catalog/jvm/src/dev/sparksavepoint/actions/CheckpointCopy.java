@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
@@ -94,23 +93,10 @@ final class CheckpointCopy {
         ids, conf);
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
     if (check != null) check.run();
-    Path root = new Path(target);
-    FileSystem fs;
-    boolean existed;
-    try {
-      fs = root.getFileSystem(conf);
-      existed = fs.exists(root);
-      if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
-        throw Errors.targetInUse(target, what);
-      }
-      fs.mkdirs(root);
-      CheckpointFiles.writeNew(new Path(root, "metadata"),
-          CheckpointFiles.readAll(from.fileSystem(), new Path(from.root(), "metadata")), conf);
-    } catch (FileAlreadyExistsException e) {
-      throw Errors.targetInUse(target, what);
-    } catch (IOException e) {
-      throw Errors.writeFailed(target, what, e);
-    }
+    NewFolder folder = NewFolder.claim(target,
+        readMetadata(from), conf, what);
+    Path root = folder.root();
+    FileSystem fs = folder.fs();
     try {
       copyLayout(from, n, fs, root, operators, resolved, changes.partitions(), conf);
       List<PartitionCommit> commits = StateImage.copy(plan);
@@ -121,9 +107,18 @@ final class CheckpointCopy {
       if (finish != null) finish.run(copied);
       return copied;
     } catch (IOException | RuntimeException e) {
-      remove(fs, root, existed);
+      folder.remove();
       if (e instanceof RuntimeException r) throw r;
       throw Errors.writeFailed(target, what, (IOException) e);
+    }
+  }
+
+  /** The source's {@code metadata} file (its query id), which the target keeps. */
+  private static byte[] readMetadata(Checkpoint from) {
+    try {
+      return CheckpointFiles.readAll(from.fileSystem(), new Path(from.root(), "metadata"));
+    } catch (IOException e) {
+      throw Errors.io(from.location(), e);
     }
   }
 
@@ -318,19 +313,6 @@ final class CheckpointCopy {
       }
     }
     return best;
-  }
-
-  /** Removes what a failed copy wrote: the folder, or its content when it existed before. */
-  static void remove(FileSystem fs, Path root, boolean existed) {
-    try {
-      if (!existed) {
-        fs.delete(root, true);
-        return;
-      }
-      for (FileStatus status : fs.listStatus(root)) fs.delete(status.getPath(), true);
-    } catch (IOException ignored) {
-      // the original error is the one to report
-    }
   }
 
   /** Bytes of every file under {@code dir} (0 when missing). */

@@ -18,7 +18,6 @@ import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
@@ -81,27 +80,11 @@ public final class EmptySavepoint {
     Checkpoint from = Checkpoint.open(template, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(template);
     long n = from.lastCommitted();
-    Path root = new Path(target);
-    FileSystem fs;
-    boolean existed;
-    try {
-      fs = root.getFileSystem(conf);
-      existed = fs.exists(root);
-      if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
-        throw Errors.targetNotEmpty(target, template);
-      }
-    } catch (IOException e) {
-      throw Errors.writeFailed(target, "check the target folder", e);
-    }
-    try {
-      fs.mkdirs(root);
-      claim(fs, root, conf);
-    } catch (FileAlreadyExistsException e) {
-      // another creation claimed the target first: its files are not ours to remove
-      throw Errors.targetNotEmpty(target, template);
-    } catch (IOException e) {
-      throw Errors.writeFailed(target, "create an empty savepoint like '" + template + "'", e);
-    }
+    NewFolder folder = NewFolder.claim(target,
+        ("{\"id\":\"" + UUID.randomUUID() + "\"}\n").getBytes(StandardCharsets.UTF_8), conf,
+        "create an empty savepoint like '" + template + "'");
+    Path root = folder.root();
+    FileSystem fs = folder.fs();
     try {
       copyLayout(from, n, fs, root, conf);
       List<Operator> operators = from.operators(n);
@@ -122,7 +105,7 @@ public final class EmptySavepoint {
           + template + "': " + operators.size() + " stateful operator(s), "
           + plan.stores().size() + " store(s); committed batch 0 holds empty state.";
     } catch (IOException | RuntimeException e) {
-      CheckpointCopy.remove(fs, root, existed);
+      folder.remove();
       if (e instanceof RuntimeException r) throw r;
       throw Errors.writeFailed(target, "create an empty savepoint like '" + template + "'", e);
     }
@@ -135,16 +118,6 @@ public final class EmptySavepoint {
     } catch (IOException e) {
       throw Errors.io(from.location(), e);
     }
-  }
-
-  /**
-   * Claims the target by creating its {@code metadata} file (a new query id) with an atomic
-   * fail-if-exists create: of two creations racing for one folder, only the one that claimed it
-   * writes, and only it removes what was written when it fails.
-   */
-  private static void claim(FileSystem fs, Path root, Configuration conf) throws IOException {
-    CheckpointFiles.writeNew(new Path(root, "metadata"),
-        ("{\"id\":\"" + UUID.randomUUID() + "\"}\n").getBytes(StandardCharsets.UTF_8), conf);
   }
 
   /** {@code sources/}, and every operator's metadata and schema files. */

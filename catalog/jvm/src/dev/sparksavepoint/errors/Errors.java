@@ -386,10 +386,6 @@ public final class Errors {
 
   // ---- empty savepoints ----
 
-  public static RuntimeException targetNotEmpty(String target, String template) {
-    return targetInUse(target, "create an empty savepoint like '" + template + "'");
-  }
-
   /** {@code what} needs a new folder and {@code target} is not one (or another writer won it). */
   public static RuntimeException targetInUse(String target, String what) {
     return analysis(

@@ -1,0 +1,56 @@
+package dev.sparksavepoint.actions;
+
+import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.errors.Errors;
+import java.io.IOException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A new checkpoint folder an action writes (empty savepoint, savepoint, restore), claimed by
+ * creating its {@code metadata} file (the query id) with an atomic fail-if-exists create: of two
+ * actions racing for one folder only one writes, and only that one removes what it wrote when it
+ * fails ({@link #remove}).
+ */
+record NewFolder(Path root, FileSystem fs, boolean existed) {
+  /**
+   * Claims {@code target}, which must not exist or be an empty folder, by creating its
+   * {@code metadata} with {@code metadata}; {@code what} names the action in messages.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TARGET_NOT_EMPTY when the folder
+   *     holds anything or another action claimed it first
+   */
+  static NewFolder claim(String target, byte[] metadata, Configuration conf, String what) {
+    Path root = new Path(target);
+    try {
+      FileSystem fs = root.getFileSystem(conf);
+      boolean existed = fs.exists(root);
+      if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
+        throw Errors.targetInUse(target, what);
+      }
+      fs.mkdirs(root);
+      CheckpointFiles.writeNew(new Path(root, "metadata"), metadata, conf);
+      return new NewFolder(root, fs, existed);
+    } catch (FileAlreadyExistsException e) {
+      throw Errors.targetInUse(target, what);
+    } catch (IOException e) {
+      throw Errors.writeFailed(target, what, e);
+    }
+  }
+
+  /** Removes what a failed action wrote: the folder, or its content when it existed before. */
+  void remove() {
+    try {
+      if (!existed) {
+        fs.delete(root, true);
+        return;
+      }
+      for (FileStatus status : fs.listStatus(root)) fs.delete(status.getPath(), true);
+    } catch (IOException ignored) {
+      // the original error is the one to report
+    }
+  }
+}
