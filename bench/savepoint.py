@@ -1,0 +1,195 @@
+"""Savepoint take and restore vs. a plain copy, a rebuild and Spark's own repartition, 1M keys.
+
+    python bench/savepoint.py [--keys 1000000] [--repeat 3] [--dir bench/out]
+
+(a) ``take_savepoint`` vs. ``shutil.copytree`` of the checkpoint folder; and the bytes of the
+    savepoint's ``state/`` vs. the checkpoint's ``state/`` (one micro-batch, so the live state is
+    its latest version and nothing older).
+(b) ``restore_savepoint`` with 4 -> 8 partitions vs. rebuilding the state by running the
+    streaming query over the input again (``build_keyed_state`` on a fresh folder: writes the
+    input, then runs the query).
+(c) RocksDB only: the same restore vs. Spark's offline repartition, 4 -> 8
+    (``spark._streamingCheckpointManager.repartition``, which rewrites a checkpoint in place: it
+    runs on a fresh copy each time, copying not timed).
+
+Both providers; best of ``--repeat`` runs, which alternate so that all sides see the same
+machine. Prints one line per measurement while running, the ratios last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from common import PROVIDERS, bench_session, build_keyed_state
+from pyspark.sql import SparkSession
+from pyspark.sql import functions as F
+
+from spark_savepoint import restore_savepoint, take_savepoint
+
+PARTITIONS = 8  # bench_session's state has 4 partitions (spark.sql.shuffle.partitions)
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def check(spark: SparkSession, checkpoint: Path, keys: int, partitions: int, what: str) -> None:
+    """The state of ``checkpoint``'s last batch has ``keys`` rows in ``partitions`` partitions."""
+    df = spark.read.format("statestore").load(str(checkpoint))
+    rows, parts = df.agg(F.count("*"), F.countDistinct("partition_id")).first()
+    assert (rows, parts) == (keys, partitions), f"{what}: {rows} keys in {parts} partitions"
+
+
+def spark_repartition(spark: SparkSession, checkpoint: Path, partitions: int) -> None:
+    spark._streamingCheckpointManager.repartition(str(checkpoint), partitions)
+
+
+class Provider:
+    """The measurements of one provider: seconds per run of each side, and state bytes."""
+
+    def __init__(self, spark: SparkSession, name: str, root: Path, keys: int) -> None:
+        self.spark, self.name, self.keys = spark, name, keys
+        self.base = build_keyed_state(spark, root, name, keys)
+        self.scratch = root / f"savepoint-{name}-{keys}"
+        self.savepoint = self.scratch / "savepoint"
+        self.seconds: dict[str, list[float]] = {
+            "copy": [],
+            "take": [],
+            "restore": [],
+            "rebuild": [],
+            "spark": [],
+        }
+        self.state_bytes = tree_bytes(self.base / "state")
+        self.savepoint_state_bytes = 0
+        self.spark_error: str | None = None
+        self.checked = False
+
+    def fresh(self, name: str) -> Path:
+        shutil.rmtree(self.scratch / name, ignore_errors=True)
+        return self.scratch / name
+
+    def record(self, what: str, seconds: float, note: str = "") -> None:
+        self.seconds[what].append(seconds)
+        print(f"{self.name:8s} {what:8s} {self.keys} keys: {seconds:7.3f} s{note}", flush=True)
+
+    def run_copy(self) -> None:
+        target = self.fresh("copy")
+        self.record("copy", timed(lambda: shutil.copytree(self.base, target)))
+
+    def run_take(self) -> None:
+        target = self.fresh("savepoint")
+        manifest: list[dict] = []
+        seconds = timed(
+            lambda: manifest.append(take_savepoint(self.spark, str(self.base), str(target)))
+        )
+        self.savepoint_state_bytes = tree_bytes(target / "state")
+        assert manifest[0]["rows"] == self.keys, f"take: manifest has {manifest[0]['rows']} rows"
+        self.record("take", seconds, f" ({self.savepoint_state_bytes} bytes in state/)")
+
+    def run_restore(self) -> None:
+        target = self.fresh("restored")
+        seconds = timed(
+            lambda: restore_savepoint(self.spark, str(self.savepoint), str(target), PARTITIONS)
+        )
+        self.record("restore", seconds, f" (4 -> {PARTITIONS} partitions)")
+        if not self.checked:
+            check(self.spark, target, self.keys, PARTITIONS, "restore")
+
+    def run_rebuild(self) -> None:
+        target = self.fresh("rebuild")
+        built: list[Path] = []
+        seconds = timed(
+            lambda: built.append(build_keyed_state(self.spark, target, self.name, self.keys))
+        )
+        assert (built[0] / "commits" / "0").exists(), "rebuild: the query committed no batch"
+        self.record("rebuild", seconds, " (writes the input, runs the query)")
+        if not self.checked:
+            check(self.spark, built[0], self.keys, 4, "rebuild")
+
+    def run_spark(self) -> None:
+        if self.name != "rocksdb" or self.spark_error is not None:
+            return
+        target = self.fresh("spark")
+        shutil.copytree(self.base, target)
+        try:
+            seconds = timed(lambda: spark_repartition(self.spark, target, PARTITIONS))
+        except Exception as error:  # the API is internal and experimental: report, skip
+            self.spark_error = f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"
+            print(f"{self.name:8s} Spark repartition failed: {self.spark_error}", flush=True)
+            return
+        self.record("spark", seconds, f" (Spark's repartition, 4 -> {PARTITIONS} partitions)")
+        if not self.checked:
+            check(self.spark, target, self.keys, PARTITIONS, "Spark repartition")
+
+    def round(self) -> None:
+        for run in (self.run_copy, self.run_take, self.run_restore, self.run_rebuild):
+            run()
+        self.run_spark()
+        self.checked = True
+
+    def best(self, what: str) -> float:
+        return min(self.seconds[what])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
+    args = parser.parse_args()
+
+    spark = bench_session()
+    root = Path(args.dir)
+    warm = [Provider(spark, name, root, 1000) for name in PROVIDERS]
+    for p in warm:  # warm-up on a small state: the first take/restore of a session loads classes
+        p.round()
+    providers = [Provider(spark, name, root, args.keys) for name in PROVIDERS]
+    for _ in range(args.repeat):
+        for p in providers:
+            p.round()
+    spark.stop()
+    for p in warm + providers:
+        shutil.rmtree(p.scratch, ignore_errors=True)
+
+    for p in providers:
+        print(
+            f"{p.name:8s} best of {args.repeat}: copytree {p.best('copy'):.3f} s, take "
+            f"{p.best('take'):.2f} s, restore {p.best('restore'):.2f} s, rebuild "
+            f"{p.best('rebuild'):.2f} s"
+            + (f", Spark repartition {p.best('spark'):.2f} s" if p.seconds["spark"] else "")
+            + f"; state/ bytes: checkpoint {p.state_bytes}, savepoint {p.savepoint_state_bytes}"
+        )
+    for p in providers:
+        print(f"ratio take/copy {p.name}: {p.best('take') / p.best('copy'):.2f} (goal <= 1.2)")
+    for p in providers:
+        print(
+            f"ratio savepoint_state_bytes/checkpoint_state_bytes {p.name}: "
+            f"{p.savepoint_state_bytes / p.state_bytes:.2f} (goal <= 1.0)"
+        )
+    for p in providers:
+        ratio = p.best("rebuild") / p.best("restore")
+        print(f"ratio rebuild/restore {p.name}: {ratio:.2f} (goal >= 5)")
+    for p in providers:
+        if p.name != "rocksdb":
+            continue
+        if p.seconds["spark"]:
+            print(
+                f"ratio restore/spark_repartition {p.name}: "
+                f"{p.best('restore') / p.best('spark'):.2f} (goal <= 1.0)"
+            )
+        else:
+            print(f"ratio restore/spark_repartition {p.name}: skipped, {p.spark_error}")
+
+
+if __name__ == "__main__":
+    main()
