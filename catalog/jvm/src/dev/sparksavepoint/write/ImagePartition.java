@@ -126,17 +126,21 @@ final class ImagePartition {
         throw e;
       }
     }
-    if (hdfs && version != 1) renameSnapshot(plan, spec, p, version);
+    if (hdfs) keepSnapshotOnly(plan, spec, p, version);
     return commit;
   }
 
-  /** An HDFS-backed store's version 1 becomes version {@code version}: its snapshot renamed. */
-  private static void renameSnapshot(ImagePlan plan, StoreSpec spec, int p, long version) {
+  /**
+   * An HDFS-backed store's version 1 becomes version {@code version}: its snapshot renamed (when
+   * the version differs), its delta removed (the snapshot holds the same entries).
+   */
+  private static void keepSnapshotOnly(ImagePlan plan, StoreSpec spec, int p, long version) {
     Path dir = new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
         spec.storeName()).storeCheckpointLocation().toString());
     try {
       FileSystem fs = dir.getFileSystem(plan.hadoopConf());
-      if (!fs.rename(new Path(dir, "1.snapshot"), new Path(dir, version + ".snapshot"))) {
+      if (version != 1
+          && !fs.rename(new Path(dir, "1.snapshot"), new Path(dir, version + ".snapshot"))) {
         throw new IOException("could not rename " + dir + "/1.snapshot");
       }
       fs.delete(new Path(dir, "1.delta"), false);
