@@ -38,7 +38,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -382,6 +382,8 @@ class StreamingQuery:
     kind: str
     provider: str
     root: Path
+    confs: dict[str, str] = field(default_factory=dict)
+    """Session settings of every run on top of the defaults (e.g. RocksDB changelog off)."""
 
     @property
     def checkpoint(self) -> Path:
@@ -397,7 +399,7 @@ class StreamingQuery:
         """The same query with a private copy of this checkpoint under ``root`` (fresh input):
         safe to edit and restart while this one stays as it is."""
         shutil.copytree(self.checkpoint, root / "checkpoint")
-        return StreamingQuery(self.kind, self.provider, root)
+        return StreamingQuery(self.kind, self.provider, root, dict(self.confs))
 
     def restart(self, spark: SparkSession) -> list[dict]:
         """Feed the kind's second-wave input (``restart_rows``) and run; the rows emitted."""
@@ -440,12 +442,15 @@ class StreamingQuery:
             rows = [row.asDict(recursive=True) for row in batch.collect()]
             emitted.extend(sorted(rows, key=lambda r: tuple(r[c] for c in order)))
 
-        with session_confs(spark, {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}):
+        with session_confs(spark, self._confs()):
             query = self.start(spark, collect, availableNow=True)
             query.awaitTermination()
             if query.exception() is not None:
                 raise RuntimeError(f"{self.kind}/{self.provider} failed: {query.exception()}")
         return emitted
+
+    def _confs(self) -> dict[str, str]:
+        return {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider], **self.confs}
 
     def start(
         self, spark: SparkSession, collect: Callable[[DataFrame, int], None], **trigger: Any
@@ -453,7 +458,7 @@ class StreamingQuery:
         """Start the query with ``trigger`` (``DataStreamWriter.trigger`` arguments) and the
         run settings (left set in the session); returns the running StreamingQuery."""
         kind = _kind(self.kind)
-        for key, value in {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider]}.items():
+        for key, value in self._confs().items():
             spark.conf.set(key, value)
         for side in kind.sides:
             (self.input_dir / side).mkdir(parents=True, exist_ok=True)
@@ -469,11 +474,17 @@ class StreamingQuery:
 
 
 def build(
-    spark: SparkSession, kind: str, provider: str, root: Path, rows: list[dict] | None = None
+    spark: SparkSession,
+    kind: str,
+    provider: str,
+    root: Path,
+    rows: list[dict] | None = None,
+    confs: dict[str, str] | None = None,
 ) -> StreamingQuery:
     """Create root, write the kind's default initial input (or `rows`), run once, return the query.
 
     The default input is two files (batches 0 and 1); ``rows`` is written as one file (batch 0).
+    ``confs`` are session settings for every run of the query (see ``StreamingQuery.confs``).
     Raises ValueError for an unknown kind or a provider the kind does not support.
     """
     _kind(kind)
@@ -482,7 +493,7 @@ def build(
             f"kind {kind!r} supports providers {SUPPORTED[kind]}, not {provider!r}"
             f" (supported: {SUPPORTED})"
         )
-    query = StreamingQuery(kind, provider, Path(root))
+    query = StreamingQuery(kind, provider, Path(root), dict(confs or {}))
     query.input_dir.mkdir(parents=True, exist_ok=True)
     for file_rows in KINDS[kind].initial if rows is None else (rows,):
         query.add_input([dict(row) for row in file_rows])

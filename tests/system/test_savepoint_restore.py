@@ -6,6 +6,7 @@ the original query emitted when it continued from its own checkpoint."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 
 from spark_savepoint import restore_savepoint, savepoint_errors, take_savepoint
 from spark_savepoint.catalog.errors import RestoreUnsupported
-from tests.support.streaming_queries import StreamingQuery, build
+from tests.support.streaming_queries import KINDS, StreamingQuery, build
 
 pytestmark = pytest.mark.slow
 
@@ -116,3 +117,41 @@ def _provider_files(checkpoint: Path) -> str:
     """Which provider wrote the restored state: RocksDB zips or HDFS-backed snapshots."""
     names = {f.suffix for f in (checkpoint / "state" / "0").rglob("*") if f.is_file()}
     return "rocksdb" if ".zip" in names else "hdfs"
+
+
+CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
+
+
+@pytest.mark.parametrize(
+    ("provider", "images"),
+    [("rocksdb", {"2.zip"}), ("hdfs", {"1.delta"})],
+    ids=["rocksdb-zip", "hdfs-first-delta"],
+)
+def test_full_images_are_copied_byte_for_byte(spark, tmp_path: Path, provider, images):
+    """Where the batch's version already is one full image (a RocksDB zip, written when
+    changelog checkpointing is off; an HDFS-backed store's first delta), take copies its files
+    as they are, and the restored query continues from them."""
+    # RocksDB: two batches (version 2 is a zip); HDFS-backed: one batch (its state is 1.delta)
+    rows = None if provider == "rocksdb" else [r for wave in KINDS["agg"].initial for r in wave]
+    query = build(spark, "agg", provider, tmp_path / "query", rows=rows, confs=CHANGELOG_OFF)
+    taken = tmp_path / "taken"
+    manifest = take_savepoint(spark, str(query.checkpoint), str(taken))
+    source = _state_files(query.checkpoint)
+    copied = _state_files(taken)
+    assert {Path(name).name for name in copied if name.count("/") == 1} == images
+    assert copied == {name: source[name] for name in copied}  # same names, same bytes
+    assert manifest["rows"] == 3
+    expected = query.restart(spark)
+    assert expected, "the restart wave must produce rows"
+    _forget_restart(query)
+    assert _restore_and_restart(spark, query, taken) == expected
+
+
+def _state_files(checkpoint: Path) -> dict[str, str]:
+    """The state data files of operator 0 (``<partition>/<file>``, SSTs too): their SHA-256."""
+    folder = checkpoint / "state" / "0"
+    return {
+        str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+        for f in folder.rglob("*")
+        if f.is_file() and "_metadata" not in f.parts and not f.name.endswith(".crc")
+    }

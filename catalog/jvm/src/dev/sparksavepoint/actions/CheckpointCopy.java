@@ -98,10 +98,10 @@ final class CheckpointCopy {
     Path root = folder.root();
     FileSystem fs = folder.fs();
     try {
-      copyLayout(from, n, fs, root, operators, resolved, changes.partitions(), conf);
+      copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf);
       List<PartitionCommit> commits = StateImage.copy(plan);
       OperatorUids.write(root, resolved.userUids(), conf);
-      writeLogs(from, n, fs, root, plan, commits, changes.partitions(), changes.provider() == null
+      writeLogs(from, n, folder, plan, commits, changes.partitions(), changes.provider() == null
           ? null : provider, conf);
       Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider);
       if (finish != null) finish.run(copied);
@@ -171,9 +171,11 @@ final class CheckpointCopy {
   }
 
   /** {@code sources/}, and each kept operator's metadata and schema files. */
-  private static void copyLayout(Checkpoint from, long n, FileSystem fs, Path root,
+  private static void copyLayout(Checkpoint from, long n, NewFolder folder,
       List<Operator> operators, CopyChanges.Resolved resolved, int partitions,
       Configuration conf) throws IOException {
+    FileSystem fs = folder.fs();
+    Path root = folder.root();
     FileSystem src = from.fileSystem();
     Path sources = new Path(from.root(), "sources");
     if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
@@ -186,14 +188,14 @@ final class CheckpointCopy {
       int count = partitions > 0 ? partitions : op.numPartitions();
       Path v1 = new Path(opFrom, "_metadata/metadata");
       if (src.exists(v1)) {
-        CheckpointFiles.writeNew(new Path(opTo, "_metadata/metadata"),
-            operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null), conf);
+        folder.write(new Path(opTo, "_metadata/metadata"),
+            operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null));
       }
       Path v2 = latestAtOrBefore(src, new Path(opFrom, "_metadata/v2"), n);
       if (v2 != null) {
         String schemas = toState + "/" + to + "/_stateSchema/";
-        CheckpointFiles.writeNew(new Path(opTo, "_metadata/v2/" + v2.getName()),
-            operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas), conf);
+        folder.write(new Path(opTo, "_metadata/v2/" + v2.getName()),
+            operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas));
       }
       Path schemas = new Path(opFrom, "_stateSchema");
       if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
@@ -251,13 +253,15 @@ final class CheckpointCopy {
   }
 
   /** offsets/N-1 and N (new partitions and provider recorded), then commits/N, last. */
-  private static void writeLogs(Checkpoint from, long n, FileSystem fs, Path root,
+  private static void writeLogs(Checkpoint from, long n, NewFolder folder,
       ImagePlan plan, List<PartitionCommit> commits, int partitions, String provider,
       Configuration conf) throws IOException {
+    FileSystem fs = folder.fs();
+    Path root = folder.root();
     CheckpointLog offsets = new CheckpointLog(fs, root, CheckpointLog.OFFSETS);
     for (long b = Math.max(0, n - 1); b <= n; b++) {
       if (!from.fileSystem().exists(from.offsetLog().file(b))) continue;
-      offsets.create(b, offsetEntry(from.offsetLog().bytes(b), partitions, provider), conf);
+      folder.write(offsets.file(b), offsetEntry(from.offsetLog().bytes(b), partitions, provider));
       keepTime(from.fileSystem(), from.offsetLog().file(b), fs, offsets.file(b));
     }
     byte[] commit = from.commitLog().bytes(n);

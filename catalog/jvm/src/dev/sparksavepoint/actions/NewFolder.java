@@ -5,6 +5,7 @@ import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -38,6 +39,19 @@ record NewFolder(Path root, FileSystem fs, boolean existed) {
       throw Errors.targetInUse(target, what);
     } catch (IOException e) {
       throw Errors.writeFailed(target, what, e);
+    }
+  }
+
+  /**
+   * Writes {@code bytes} as the new file {@code file} in this folder: a plain create that fails
+   * if the file exists. No temporary file and rename (each rename forks {@code stat} on a local
+   * disk without Hadoop's native library): nothing reads the folder before the action's last
+   * entry ({@code commits/N}, written with {@link CheckpointFiles#writeNew}) makes it a
+   * checkpoint, so a partial file is never read.
+   */
+  void write(Path file, byte[] bytes) throws IOException {
+    try (FSDataOutputStream out = fs.create(file, false)) {
+      out.write(bytes);
     }
   }
 

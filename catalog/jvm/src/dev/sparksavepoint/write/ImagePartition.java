@@ -42,8 +42,14 @@ final class ImagePartition {
         : spec.families().names();
   }
 
-  /** Copies source partition {@code p} into target partition {@code p} (no rehash). */
+  /**
+   * Copies source partition {@code p} into target partition {@code p} (no rehash): file by file
+   * where the version is one full image the target keeps ({@link ImageFiles}), else entry by
+   * entry.
+   */
   static PartitionCommit copy(ImagePlan plan, StoreCopy copy, int p) {
+    PartitionCommit files = ImageFiles.copy(plan, copy, p);
+    if (files != null) return files;
     try (Source source = new Source(plan, copy, p)) {
       return write(plan, copy, p, source);
     }
@@ -216,6 +222,16 @@ final class ImagePartition {
       byte[] value = pair.value().getBytes();
       return ByteBuffer.allocate(8 + key.length + value.length).putInt(family)
           .putInt(key.length).put(key).put(value).array();
+    }
+
+    /** The number of entries left to read (all of them on a new source). */
+    long count() {
+      long n = 0;
+      while (hasNext()) {
+        rows.next();
+        n++;
+      }
+      return n;
     }
 
     @Override
