@@ -1,10 +1,13 @@
-"""Edits of checkpoints written by every supported Spark version, resumed by that same version.
+"""Edits and restores of checkpoints written by every supported Spark version, resumed by that
+same version.
 
 For each version, a copy of every editable golden checkpoint gets its kind's edit (``EDITS``: a
-DELETE and an INSERT, two committed batches) through the catalog of this project's Spark; then
-one process of the writing version (its own virtualenv, ``tests.compat.venvs``) restarts all of
-them with the kind's restart wave (``tests.compat.restart``). The decisive check: each restarted
-query emits exactly what it would after those edits, on the version that wrote the checkpoint.
+DELETE and an INSERT, two committed batches) through the catalog of this project's Spark; the
+aggregation goldens are also taken as a savepoint and restored onto 8 partitions (and the other
+provider where the checkpoint format allows one) before the same edit. Then one process of the
+writing version (its own virtualenv, ``tests.compat.venvs``) restarts all of them with the
+kind's restart wave (``tests.compat.restart``). The decisive check: each restarted query emits
+exactly what it would after those edits, on the version that wrote the checkpoint.
 """
 
 from __future__ import annotations
@@ -17,16 +20,21 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach
+from spark_savepoint import attach, restore_savepoint, take_savepoint
 from tests.compat.edits import EDITS
 from tests.compat.golden import Golden, goldens
 from tests.compat.matrix import cell
 from tests.compat.venvs import python_for
 from tests.support import REPO_ROOT
+from tests.support.streaming_queries import StreamingQuery
 
 pytestmark = pytest.mark.slow
 
 EDITABLE = [g for g in goldens() if g.kind in EDITS]
+RESTORED = [g for g in goldens() if g.kind == "agg"]
+"""Goldens also restored from a savepoint (8 partitions, other provider where allowed)."""
+RESTORED_PARTITIONS = 8
+OTHER_PROVIDER = {"hdfs": "rocksdb", "rocksdb": "hdfs"}
 CATALOG = "edited"
 RESTART_TIMEOUT_S = 900
 
@@ -43,25 +51,45 @@ class VersionRun:
     """Golden id -> its edited copy."""
 
 
+def _restored(spark, golden: Golden, root: Path) -> StreamingQuery:
+    """A savepoint of a copy of ``golden``, restored under ``root/restored`` onto 8 partitions
+    and, for checkpoint format v1, the other provider."""
+    query = golden.copy(root / "original")
+    savepoint = root / "savepoint"
+    take_savepoint(spark, str(query.checkpoint), str(savepoint))
+    provider = OTHER_PROVIDER[golden.provider] if golden.format_version == 1 else golden.provider
+    restored = StreamingQuery(golden.kind, provider, root / "restored")
+    restore_savepoint(
+        spark, str(savepoint), str(restored.checkpoint), RESTORED_PARTITIONS, provider
+    )
+    return restored
+
+
 def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
-    """Copy and edit every editable golden of ``version``; the run so far and the restart cases.
-    The copies' files are as new as the clone of the repository: writes are forced."""
+    """Copy (or restore) and edit every editable golden of ``version``; the run so far and the
+    restart cases (restored ones have the id ``<golden id>-restored``). The copies' files are as
+    new as the clone of the repository: writes are forced."""
     run, cases = VersionRun(), []
+    prepared = [(g, g.id, lambda g=g: g.copy(root / g.case)) for g in EDITABLE]
+    prepared += [
+        (g, f"{g.id}-restored", lambda g=g: _restored(spark, g, root / f"{g.case}-restored"))
+        for g in RESTORED
+    ]
     spark.conf.set("spark.savepoint.write.force", "true")
     try:
-        for golden in (g for g in EDITABLE if g.version == version):
-            query = golden.copy(root / golden.case)
-            run.checkpoints[golden.id] = query.checkpoint
+        for golden, case_id, prepare in (p for p in prepared if p[0].version == version):
             try:
+                query = prepare()
+                run.checkpoints[case_id] = query.checkpoint
                 attach(spark, str(query.checkpoint), CATALOG)
                 for statement in EDITS[golden.kind].sql(f"{CATALOG}.{golden.uid}"):
                     spark.sql(statement)
             except Exception as error:  # noqa: BLE001 - recorded; its test fails with it
-                run.edit_errors[golden.id] = str(error).splitlines()[0]
+                run.edit_errors[case_id] = str(error).splitlines()[0]
                 continue
-            cases.append({"kind": golden.kind, "provider": golden.provider,
+            cases.append({"kind": golden.kind, "provider": query.provider,
                           "root": str(query.root), "format_version": golden.format_version,
-                          "id": golden.id})  # fmt: skip
+                          "id": case_id})  # fmt: skip
     finally:
         spark.conf.unset("spark.savepoint.write.force")
     return run, cases
@@ -119,3 +147,18 @@ def test_edit_is_resumed_by_the_version_that_wrote_the_checkpoint(
         result = run.restarts[golden.id]
         assert "error" not in result, result.get("error")
         assert result["emitted"] == EDITS[golden.kind].restart
+
+
+@pytest.mark.parametrize("golden", RESTORED, ids=[g.id for g in RESTORED])
+def test_restore_is_resumed_by_the_version_that_wrote_the_checkpoint(
+    spark, version_runs, tmp_path_factory, golden: Golden
+) -> None:
+    """Restored state is written by this project's Spark; the writing version must load it."""
+    run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
+    case_id = f"{golden.id}-restored"
+    assert case_id not in run.edit_errors, run.edit_errors.get(case_id)
+    partitions = run.checkpoints[case_id] / "state" / "0"
+    assert len([p for p in partitions.iterdir() if p.name.isdigit()]) == RESTORED_PARTITIONS
+    result = run.restarts[case_id]
+    assert "error" not in result, result.get("error")
+    assert result["emitted"] == EDITS[golden.kind].restart

@@ -3,13 +3,15 @@
     python -m tests.support.crash_write <keys>
 
 Starts a session with the spark-savepoint jar, warms it up and prints ``ready``; then reads one
-line ``<checkpoint> <point> <statement>`` from stdin, asks the JVM to halt at ``point`` (a
-``CrashPoint`` of the commit protocol: ``Runtime.halt``, as abrupt as ``kill -9``), attaches the
-checkpoint (a copy of the ``agg`` query's) as catalog ``crash`` and runs the statement:
+line ``<checkpoint> <point> <statement> [<target>]`` from stdin, asks the JVM to halt at
+``point`` (a ``CrashPoint`` of the commit protocol: ``Runtime.halt``, as abrupt as ``kill -9``),
+attaches the checkpoint (a copy of the ``agg`` query's) as catalog ``crash`` and runs the
+statement:
 
 * ``upsert``: ``<keys>`` new users (``k0``, ``k1``, ...) plus ``alice`` with count 100 and sum
   1000, so that a leaked edit shows in the restarted query's output;
-* ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back.
+* ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back;
+* ``restore``: restores the checkpoint (a savepoint) into ``<target>`` onto 8 partitions.
 
 Prints ``written`` (or the error class) when the statement ends without reaching the point.
 The test's process started this driver before the checkpoint existed; it knows no query runs
@@ -23,7 +25,7 @@ import sys
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from spark_savepoint import attach, session  # noqa: E402
+from spark_savepoint import attach, restore_savepoint, session  # noqa: E402
 from spark_savepoint.catalog import bridge  # noqa: E402
 
 CATALOG = "crash"
@@ -54,11 +56,14 @@ def main(keys: int) -> None:
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(1000).selectExpr("concat('k', id) AS user").repartition(4, "user").count()
     print("ready", flush=True)
-    checkpoint, point, kind = sys.stdin.readline().split()
+    checkpoint, point, kind, *target = sys.stdin.readline().split()
     bridge.arm_crash_point(spark, point)
-    attach(spark, checkpoint, CATALOG)
     try:
-        spark.sql(statement(kind, keys))
+        if kind == "restore":
+            restore_savepoint(spark, checkpoint, target[0], partitions=8)
+        else:
+            attach(spark, checkpoint, CATALOG)
+            spark.sql(statement(kind, keys))
         print("written", flush=True)
     except Exception as error:  # the duplicate key, when the point is not reached
         print(str(error).split("]")[1].strip("[ ") if "]" in str(error) else error, flush=True)

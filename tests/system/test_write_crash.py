@@ -31,9 +31,10 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach
+from spark_savepoint import attach, restore_savepoint, savepoint_errors, take_savepoint
+from spark_savepoint.catalog.errors import TargetNotEmpty
 from tests.support import start_program
-from tests.support.checkpoint_files import last_batch
+from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.streaming_queries import build, restart_rows
 
 pytestmark = pytest.mark.slow
@@ -90,12 +91,13 @@ class Writer:
             process = start_program("crash_write", str(KEYS), cwd=workdir, stderr=stderr)
         return cls(process, log)
 
-    def halt_at(self, checkpoint: Path, point: str) -> None:
-        """Runs the write on ``checkpoint`` and waits until the JVM halted at ``point``."""
+    def halt_at(self, checkpoint: Path, point: str, statement: str | None = None) -> None:
+        """Runs the write on ``checkpoint`` (or ``statement``, e.g. ``restore <target>``, see
+        ``support/crash_write.py``) and waits until the JVM halted at ``point``."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         assert stdout.readline().strip() == "ready", self.log.read_text()[-2000:]
-        kind = "duplicate" if point == "rolled-back-state" else "upsert"
+        kind = statement or ("duplicate" if point == "rolled-back-state" else "upsert")
         stdin.write(f"{checkpoint} {point} {kind}\n")
         stdin.flush()
         out, _ = self.process.communicate(timeout=300)
@@ -114,7 +116,7 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
     background, so that its start-up overlaps the current case's restarts."""
     workdir = tmp_path_factory.mktemp("writers")
     spare: list[Writer] = []
-    remaining = [len(CASES)]
+    remaining = [len(CASES) + 1]  # and the halted restore
 
     def take() -> Writer:
         writer = spare.pop() if spare else Writer.start(workdir)
@@ -184,3 +186,32 @@ def test_write_removes_snapshots_of_uncommitted_versions(
     spark.sql(DAVE)
     assert rows(spark) == [*STATE_BEFORE, ("dave", 10, 100)]
     assert not list((checkpoint / "state" / "0").glob(f"*/{n + 2}.snapshot"))
+
+
+def test_halted_restore_leaves_no_checkpoint_to_continue(spark, writers, tmp_path: Path) -> None:
+    """A restore killed after its state and before its commit: the folder is no checkpoint a
+    query continues from (batch 1 is planned, not committed, and its state version 1 is not
+    there: the query fails), another restore refuses it as interrupted and leaves it as it is,
+    and once it is removed a restore there is whole and the query continues from it."""
+    writer = writers()
+    query = build(spark, "agg", "hdfs", tmp_path / "query")
+    savepoint = tmp_path / "savepoint"
+    take_savepoint(spark, str(query.checkpoint), str(savepoint))
+    shutil.rmtree(query.checkpoint)
+    try:
+        writer.halt_at(savepoint, "copy-state", f"restore {query.checkpoint}")
+    finally:
+        writer.stop()
+    assert (query.checkpoint / "offsets" / "1").exists()
+    assert not list((query.checkpoint / "commits").glob("[0-9]*"))
+    assert len([p for p in (query.checkpoint / "state" / "0").iterdir() if p.name.isdigit()]) == 8
+    before = snapshot(query.checkpoint)
+    with pytest.raises(TargetNotEmpty, match="interrupted"), savepoint_errors():
+        restore_savepoint(spark, str(savepoint), str(query.checkpoint), partitions=8)
+    assert snapshot(query.checkpoint) == before
+    query.add_input(restart_rows("agg"))
+    with pytest.raises(Exception, match="1.delta"):
+        query.run(spark)
+    shutil.rmtree(query.checkpoint)
+    restore_savepoint(spark, str(savepoint), str(query.checkpoint), partitions=8)
+    assert query.run(spark) == RESTARTED

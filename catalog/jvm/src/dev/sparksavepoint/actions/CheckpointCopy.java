@@ -12,6 +12,7 @@ import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CheckpointCommit;
+import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.write.ImagePlan;
@@ -38,13 +39,16 @@ import org.apache.spark.sql.classic.SparkSession;
  * <ul>
  *   <li>{@code metadata} first (the same query id), created fail-if-exists: it claims the
  *       folder, so of two copies racing for one target only one writes;
+ *   <li>{@code offsets/N-1} and {@code offsets/N} (a restart needs both) with the new partition
+ *       count and provider recorded: a copy killed before its commit leaves batch N planned
+ *       and not committed, which a query does not continue from (it runs batch N again: from
+ *       its input for batch 0, else it fails for want of state version N);
  *   <li>{@code sources/} as is; each kept operator's metadata (operator id, partition count and
  *       the schema file paths of metadata v2 rewritten) and schema files;
  *   <li>the state of batch N as version N+1, one full image per store partition
  *       ({@link StateImage}, through Spark's own providers);
- *   <li>{@code offsets/N-1} and {@code offsets/N} (a restart needs both) with the new partition
- *       count and provider recorded, then {@code commits/N}, last: before it exists the folder
- *       is no checkpoint a query would continue.
+ *   <li>{@code commits/N}, last: before it exists the folder is no checkpoint a query would
+ *       continue.
  * </ul>
  * Nothing of the source changes: state is read through read-only stores. A copy that fails
  * removes the target folder it claimed (or empties the empty folder it was given).
@@ -98,11 +102,13 @@ final class CheckpointCopy {
     Path root = folder.root();
     FileSystem fs = folder.fs();
     try {
+      writeOffsets(from, n, folder, changes.partitions(), changes.provider() == null ? null
+          : provider);
       copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf);
       List<PartitionCommit> commits = StateImage.copy(plan);
       OperatorUids.write(root, resolved.userUids(), conf);
-      writeLogs(from, n, folder, plan, commits, changes.partitions(), changes.provider() == null
-          ? null : provider, conf);
+      CrashPoint.reach("copy-state");
+      writeCommit(from, n, fs, root, plan, commits, conf);
       Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider);
       if (finish != null) finish.run(copied);
       return copied;
@@ -252,18 +258,26 @@ final class CheckpointCopy {
     return m.find() ? schemas + path.substring(m.end()) : path;
   }
 
-  /** offsets/N-1 and N (new partitions and provider recorded), then commits/N, last. */
-  private static void writeLogs(Checkpoint from, long n, NewFolder folder,
-      ImagePlan plan, List<PartitionCommit> commits, int partitions, String provider,
-      Configuration conf) throws IOException {
-    FileSystem fs = folder.fs();
-    Path root = folder.root();
-    CheckpointLog offsets = new CheckpointLog(fs, root, CheckpointLog.OFFSETS);
+  /**
+   * {@code offsets/N-1} and {@code N}, with the new partition count and provider recorded:
+   * written first, right after the claim, so that the folder of a copy killed before its commit
+   * is a batch N planned and not committed; a query started there runs batch N again, which
+   * needs state version N, which no copy has (only batch 0's, empty, exists): it fails instead
+   * of starting from partial state.
+   */
+  private static void writeOffsets(Checkpoint from, long n, NewFolder folder, int partitions,
+      String provider) throws IOException {
+    CheckpointLog offsets = new CheckpointLog(folder.fs(), folder.root(), CheckpointLog.OFFSETS);
     for (long b = Math.max(0, n - 1); b <= n; b++) {
       if (!from.fileSystem().exists(from.offsetLog().file(b))) continue;
       folder.write(offsets.file(b), offsetEntry(from.offsetLog().bytes(b), partitions, provider));
-      keepTime(from.fileSystem(), from.offsetLog().file(b), fs, offsets.file(b));
+      keepTime(from.fileSystem(), from.offsetLog().file(b), folder.fs(), offsets.file(b));
     }
+  }
+
+  /** {@code commits/N}, last: it makes the folder a checkpoint. */
+  private static void writeCommit(Checkpoint from, long n, FileSystem fs, Path root,
+      ImagePlan plan, List<PartitionCommit> commits, Configuration conf) throws IOException {
     byte[] commit = from.commitLog().bytes(n);
     if (plan.hasUniqueIds()) {
       commit = CheckpointLog.withStateUniqueIds(commit,

@@ -30,7 +30,8 @@ record NewFolder(Path root, FileSystem fs, boolean existed) {
       FileSystem fs = root.getFileSystem(conf);
       boolean existed = fs.exists(root);
       if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
-        throw Errors.targetInUse(target, what);
+        throw interrupted(fs, root) ? Errors.targetInterrupted(target, what)
+            : Errors.targetInUse(target, what);
       }
       fs.mkdirs(root);
       CheckpointFiles.writeNew(new Path(root, "metadata"), metadata, conf);
@@ -40,6 +41,13 @@ record NewFolder(Path root, FileSystem fs, boolean existed) {
     } catch (IOException e) {
       throw Errors.writeFailed(target, what, e);
     }
+  }
+
+  /** True when {@code root} holds an action's claim ({@code metadata}) and no committed batch. */
+  private static boolean interrupted(FileSystem fs, Path root) throws IOException {
+    Path commits = new Path(root, "commits");
+    return fs.exists(new Path(root, "metadata"))
+        && (!fs.exists(commits) || fs.listStatus(commits).length == 0);
   }
 
   /**

@@ -394,6 +394,15 @@ public final class Errors {
             + " Choose a new folder (it is created) or empty this one; nothing was written.");
   }
 
+  /** The target of a take/restore holds the remains of an interrupted one (no commit). */
+  public static RuntimeException targetInterrupted(String target, String what) {
+    return analysis(
+        "SAVEPOINT_TARGET_NOT_EMPTY",
+        "Cannot " + what + " in '" + target + "': the target holds an interrupted savepoint or"
+            + " restore (a query id and no committed batch; no query can continue from it)."
+            + " Remove the folder and run again, or choose a new folder; nothing was written.");
+  }
+
   // ---- savepoints: take, restore, list, dispose ----
 
   /** An argument of take/restore that names nothing or cannot be honoured as given. */
