@@ -63,13 +63,13 @@ EVENTS_SCHEMA = "event_id long, user string, item string, amount long, ts timest
 SIDE_SCHEMA = "key string, ts timestamp, value long"
 """Schema of each join side's input rows."""
 
-_RUN_CONFS = {
+RUN_CONFS = {
     "spark.sql.shuffle.partitions": "4",
     "spark.sql.session.timeZone": "UTC",
     "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     "spark.sql.streaming.noDataMicroBatches.enabled": "false",
 }
-_PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
+PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass"
 
 
 def _event(event_id: int, user: str, item: str, amount: int, clock: str) -> dict[str, Any]:
@@ -419,7 +419,7 @@ class StreamingQuery:
         """
         sides = _kind(self.kind).sides
         if not sides:
-            _write_file(self.input_dir, rows)
+            write_file(self.input_dir, rows)
             return
         unknown = {row.get("side") for row in rows} - set(sides)
         if unknown:
@@ -429,7 +429,7 @@ class StreamingQuery:
                 {k: v for k, v in row.items() if k != "side"} for row in rows if row["side"] == side
             ]
             if picked:
-                _write_file(self.input_dir / side, picked)
+                write_file(self.input_dir / side, picked)
 
     def run(self, spark: SparkSession) -> list[dict]:
         """Run the query with Trigger.AvailableNow until it stops; return the rows it emitted in
@@ -450,7 +450,7 @@ class StreamingQuery:
         return emitted
 
     def _confs(self) -> dict[str, str]:
-        return {**_RUN_CONFS, _PROVIDER_CONF: PROVIDERS[self.provider], **self.confs}
+        return {**RUN_CONFS, PROVIDER_CONF: PROVIDERS[self.provider], **self.confs}
 
     def start(
         self, spark: SparkSession, collect: Callable[[DataFrame, int], None], **trigger: Any
@@ -507,7 +507,7 @@ def _kind(kind: str) -> Kind:
     return KINDS[kind]
 
 
-def _write_file(folder: Path, rows: list[dict]) -> None:
+def write_file(folder: Path, rows: list[dict]) -> None:
     """Write rows as the next ``part-NNNNN.json`` with a modification time after all earlier files,
     so the file source (which orders files by modification time) reads them in order."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -11,10 +11,20 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pyspark.sql import functions as F
 
 from spark_savepoint import restore_savepoint, savepoint_errors, take_savepoint
 from spark_savepoint.catalog.errors import RestoreUnsupported
-from tests.support.streaming_queries import KINDS, StreamingQuery, build
+from tests.support.streaming_queries import (
+    KINDS,
+    PROVIDER_CONF,
+    PROVIDERS,
+    RUN_CONFS,
+    StreamingQuery,
+    build,
+    session_confs,
+    write_file,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -155,3 +165,56 @@ def _state_files(checkpoint: Path) -> dict[str, str]:
         for f in folder.rglob("*")
         if f.is_file() and "_metadata" not in f.parts and not f.name.endswith(".crc")
     }
+
+
+RUNNING_FILES = 12
+"""Input files of the running query: one micro-batch each (``maxFilesPerTrigger`` 1)."""
+
+
+def _paced_counts(spark, input_dir: Path, checkpoint: Path, emitted: dict[int, list]):
+    """Counts per user over ``input_dir``, one file per micro-batch, so that batches are the
+    same in every run; each batch's output goes to ``emitted[batch_id]``."""
+
+    def collect(batch, batch_id: int) -> None:
+        emitted[batch_id] = sorted(tuple(row) for row in batch.collect())
+
+    events = (
+        spark.readStream.schema("user string, amount long")
+        .option("maxFilesPerTrigger", 1)
+        .json(str(input_dir))
+    )
+    return (
+        events.groupBy("user")
+        .agg(F.count("*").alias("n"), F.sum("amount").alias("total"))
+        .writeStream.outputMode("update")
+        .foreachBatch(collect)
+        .option("checkpointLocation", str(checkpoint))
+    )
+
+
+def test_take_while_the_query_runs(spark, tmp_path: Path):
+    """A savepoint taken while the query commits batches holds one committed batch: restored,
+    the query continues after that batch and emits what the running query emitted there."""
+    input_dir = tmp_path / "input"
+    for i in range(RUNNING_FILES):
+        write_file(input_dir, [{"user": f"u{i % 3}", "amount": i}, {"user": f"v{i}", "amount": 1}])
+    emitted: dict[int, list] = {}
+    with session_confs(spark, {**RUN_CONFS, PROVIDER_CONF: PROVIDERS["rocksdb"]}):
+        running = _paced_counts(spark, input_dir, tmp_path / "checkpoint", emitted).start()
+        try:
+            while not (tmp_path / "checkpoint" / "commits" / "1").exists():
+                running.awaitTermination(0.05)
+            manifest = take_savepoint(spark, str(tmp_path / "checkpoint"), str(tmp_path / "sp"))
+            still_running = len(emitted) < RUNNING_FILES
+            running.processAllAvailable()
+        finally:
+            running.stop()
+        assert still_running, "the query finished before the savepoint was taken"
+        taken = manifest["batch_id"]
+        assert 1 <= taken < RUNNING_FILES - 1
+        restore_savepoint(spark, str(tmp_path / "sp"), str(tmp_path / "restored"))
+        resumed: dict[int, list] = {}
+        query = _paced_counts(spark, input_dir, tmp_path / "restored", resumed)
+        query.trigger(availableNow=True).start().awaitTermination()
+    assert sorted(resumed) == list(range(taken + 1, RUNNING_FILES))
+    assert resumed == {b: rows for b, rows in emitted.items() if b > taken}

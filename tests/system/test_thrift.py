@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_savepoint import attach
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.views import select_sql
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
@@ -163,6 +165,7 @@ def test_metadata_view_over_jdbc(cursor) -> None:
     "INSERT INTO savepoint_catalog.agg_0.default SELECT * FROM savepoint_catalog.agg_0.default",
     "CREATE TEMPORARY VIEW v AS SELECT 1",
     "SET spark.savepoint.readOnly=false",
+    "CALL savepoint_catalog.system.take_savepoint('/tmp/never-written')",
 ])  # fmt: skip
 def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     from pyhive.exc import OperationalError
@@ -205,3 +208,40 @@ def test_server_log_is_quiet(server: Server) -> None:
     """After the statements of the tests above, Spark has logged only errors."""
     lines = server.log.read_text().splitlines()
     assert len(lines) <= 20, "\n".join(lines[:60])
+
+
+@pytest.fixture(scope="module")
+def writable(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, Path]]:
+    """A server started with ``--allow-writes`` over a private agg/hdfs query's checkpoint."""
+    root = tmp_path_factory.mktemp("writable")
+    query = build(spark, "agg", "hdfs", root / "agg")
+    server = Server([f"w={query.checkpoint}", "--allow-writes"], root / "server.log")
+    yield server, root
+    assert server.stop() == 0, server.log.read_text()[-3000:]
+
+
+@pytest.mark.slow
+def test_savepoint_procedures_with_writes_allowed(writable, spark) -> None:
+    """CALL take_savepoint / restore_savepoint and savepoint_list() through PyHive."""
+    from pyhive import hive
+
+    server, root = writable
+    connection = hive.connect(host="127.0.0.1", port=server.port, database="w")
+    cursor = connection.cursor()
+    try:
+        cursor.execute(f"CALL w_catalog.system.take_savepoint('{root / 'sps' / 'one'}')")
+        [(message,)] = cursor.fetchall()
+        assert json.loads(message)["operators"][0]["uid"] == "agg_0"
+        cursor.execute(f"SELECT batch_id, operators, rows FROM savepoint_list('{root / 'sps'}')")
+        assert cursor.fetchall() == [(1, "agg_0", 3)]
+        restored = root / "restored"
+        cursor.execute(f"CALL w_catalog.system.restore_savepoint('{restored}', 8)")
+        [(message,)] = cursor.fetchall()
+        assert message.startswith("Restored batch 1") and "8 partition(s)" in message
+    finally:
+        connection.close()
+    attach(spark, str(restored), "thrift_restored")
+    attach(spark, str(root / "agg" / "checkpoint"), "thrift_source")
+    got = spark.sql("SELECT user, count, sum FROM thrift_restored.agg_0.default")
+    want = spark.sql("SELECT user, count, sum FROM thrift_source.agg_0.default")
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))

@@ -58,6 +58,8 @@ final class CheckpointCopy {
   static final String PARTITIONS_CONF = "spark.sql.shuffle.partitions";
   /** A schema file path in operator metadata v2, up to its operator folder. */
   private static final Pattern SCHEMA_PATH = Pattern.compile("^.*/state/\\d+/_stateSchema/");
+  /** A metadata log entry: {@code 12}, or the compacted {@code 12.compact}. */
+  private static final Pattern LOG_ENTRY = Pattern.compile("(\\d+)(\\.compact)?");
 
   /** What a finished copy holds. */
   record Copied(Checkpoint source, long batchId, Path root, FileSystem fs, ImagePlan plan,
@@ -183,8 +185,7 @@ final class CheckpointCopy {
     FileSystem fs = folder.fs();
     Path root = folder.root();
     FileSystem src = from.fileSystem();
-    Path sources = new Path(from.root(), "sources");
-    if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
+    copySources(from, n, fs, new Path(root, "sources"), conf);
     String toState = fs.makeQualified(new Path(root, "state")).toString();
     for (Operator op : operators) {
       Long to = resolved.target(op.id());
@@ -207,6 +208,49 @@ final class CheckpointCopy {
       if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
           false, conf);
       copySchemaFiles(src, new Path(opFrom, "0"), fs, new Path(opTo, "0"), conf);
+    }
+  }
+
+  /**
+   * {@code sources/}: each source's log up to the entry batch N's offset names (a file
+   * source's {@code logOffset}; batch N for others). A running query logs a source's next
+   * entries before it commits their batch: copied, they would make the copy skip those files.
+   */
+  private static void copySources(Checkpoint from, long n, FileSystem fs, Path target,
+      Configuration conf) throws IOException {
+    FileSystem src = from.fileSystem();
+    Path sources = new Path(from.root(), "sources");
+    if (!src.exists(sources)) return;
+    String[] offsets = new String(from.offsetLog().bytes(n), StandardCharsets.UTF_8).split("\n");
+    for (FileStatus source : src.listStatus(sources)) {
+      Path to = new Path(target, source.getPath().getName());
+      if (!source.isDirectory()) {
+        FileUtil.copy(src, source.getPath(), fs, to, false, conf);
+        continue;
+      }
+      long last = lastLogEntry(offsets, source.getPath().getName(), n);
+      for (FileStatus entry : src.listStatus(source.getPath())) {
+        Matcher id = LOG_ENTRY.matcher(entry.getPath().getName());
+        if (id.matches() && Long.parseLong(id.group(1)) > last) continue;
+        FileUtil.copy(src, entry.getPath(), fs, new Path(to, entry.getPath().getName()), false,
+            conf);
+      }
+    }
+  }
+
+  /**
+   * The last log entry of source {@code name} (its index) that batch N uses: the
+   * {@code logOffset} of its line in the offsets entry (a file source), else {@code n}.
+   */
+  static long lastLogEntry(String[] offsetLines, String name, long n) {
+    if (!name.matches("\\d+")) return n;
+    int line = 2 + Integer.parseInt(name); // a version line, the metadata, one line per source
+    if (line >= offsetLines.length) return n;
+    try {
+      JsonNode offset = JSON.readTree(offsetLines[line]);
+      return offset != null && offset.has("logOffset") ? offset.get("logOffset").asLong() : n;
+    } catch (IOException e) {
+      return n; // "-" (no offset yet) or a source's own format
     }
   }
 

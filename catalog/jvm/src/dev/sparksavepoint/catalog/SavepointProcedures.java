@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
+import dev.sparksavepoint.sql.ReadOnlyGuard;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
@@ -124,6 +125,7 @@ final class SavepointProcedures {
 
     @Override
     public Iterator<Scan> call(InternalRow input) {
+      ReadOnlyGuard.refuseIfReadOnly(active(), "CALL " + name);
       String message = action.run().apply(checkpoint.get(), input);
       InternalRow row = InternalRow.fromSeq(scala.jdk.javaapi.CollectionConverters.asScala(
           List.<Object>of(UTF8String.fromString(message))).toSeq());

@@ -21,7 +21,8 @@ import scala.runtime.BoxedUnit;
  * {@code spark.sql.extensions=dev.sparksavepoint.sql.ReadOnlyGuard} and
  * {@code spark.savepoint.readOnly=true} in the application's conf (fixed at start: a client's
  * {@code SET} cannot change it), every statement that writes or changes anything is refused at
- * analysis, in every catalog: INSERT/DELETE/UPDATE/MERGE, CALL, CREATE/DROP/ALTER of tables,
+ * analysis, in every catalog: INSERT/DELETE/UPDATE/MERGE, CALL (the project's procedures check
+ * {@link #refuseIfReadOnly} themselves: Spark runs them during analysis), CREATE/DROP/ALTER of tables,
  * views, functions and namespaces, ADD JAR, CACHE, and {@code SET} of
  * {@code spark.sql.catalog.*}, {@code spark.savepoint.*} or {@code spark.sql.extensions}.
  * Queries, SHOW, DESCRIBE, EXPLAIN, USE and other SET/RESET are allowed.
@@ -84,9 +85,23 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
 
     @Override
     public BoxedUnit apply(LogicalPlan plan) {
-      if (readOnly(session) && !EXEMPT.contains(session)) refuseWrites(plan);
+      if (guarded(session)) refuseWrites(plan);
       return BoxedUnit.UNIT;
     }
+  }
+
+  /**
+   * Refuses {@code what} in a read-only application, for what Spark runs while it analyzes a
+   * statement: a stored procedure runs in the analyzer, before any check rule sees the plan.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_READ_ONLY
+   */
+  public static void refuseIfReadOnly(SparkSession session, String what) {
+    if (guarded(session)) throw refused(what);
+  }
+
+  private static boolean guarded(SparkSession session) {
+    return readOnly(session) && !EXEMPT.contains(session);
   }
 
   private static void refuseWrites(LogicalPlan plan) {
