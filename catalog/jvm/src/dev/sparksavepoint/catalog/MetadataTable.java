@@ -33,6 +33,7 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
 
   public static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
       "uid STRING",
+      "user_uid STRING",
       "operator_id BIGINT",
       "operator_name STRING",
       "state STRING",
@@ -106,13 +107,14 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);
     String sparkVersion = checkpoint.writtenBy(batchId);
+    Map<Long, String> userUids = checkpoint.userUids();
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
         StructType source = StateSource.schema(checkpoint.location(), op, table.getKey(),
             batchId, table.getValue().options(checkpoint.location(), batchId));
         rows.add(new GenericInternalRow(new Object[] {
-            str(op.uid()), op.id(), str(op.name()), str(table.getKey()),
+            str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),
             str(op.stateKind(table.getKey(), table.getValue())),
             str(catalog + "." + op.uid() + "." + table.getKey()),
             str(fieldDdl(source, "key")), str(valueDdl(source)),
