@@ -37,15 +37,18 @@ def bench_session() -> SparkSession:
     return spark
 
 
-def build_keyed_state(spark: SparkSession, root: Path, provider: str, keys: int) -> Path:
-    """A streaming aggregation over ``keys`` distinct keys, one micro-batch; returns the
-    checkpoint (reused when it already exists)."""
-    checkpoint = root / f"agg-{provider}-{keys}" / "checkpoint"
+def build_keyed_state(
+    spark: SparkSession, root: Path, provider: str, keys: int, events_per_key: int = 1
+) -> Path:
+    """A streaming aggregation over ``keys`` distinct keys, ``events_per_key`` input rows each,
+    one micro-batch; returns the checkpoint (reused when it already exists)."""
+    name = f"agg-{provider}-{keys}" + (f"x{events_per_key}" if events_per_key > 1 else "")
+    checkpoint = root / name / "checkpoint"
     if (checkpoint / "commits" / "0").exists():
         return checkpoint
     source = checkpoint.parent / "input"
-    spark.range(keys).select(
-        F.col("id").alias("key"), (F.col("id") % 97).alias("amount")
+    spark.range(keys * events_per_key).select(
+        (F.col("id") % keys).alias("key"), (F.col("id") % 97).alias("amount")
     ).write.mode("overwrite").parquet(str(source))
     previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", PROVIDERS[provider])
