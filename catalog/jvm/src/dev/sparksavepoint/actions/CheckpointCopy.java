@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -15,12 +16,14 @@ import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.write.CopiedPartition;
 import dev.sparksavepoint.write.ImagePlan;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
 import dev.sparksavepoint.write.StateImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -61,14 +64,22 @@ final class CheckpointCopy {
   /** A metadata log entry: {@code 12}, or the compacted {@code 12.compact}. */
   private static final Pattern LOG_ENTRY = Pattern.compile("(\\d+)(\\.compact)?");
 
-  /** What a finished copy holds. */
+  /**
+   * What a finished copy holds; {@code digests}: the state files' digests by relative path
+   * (when asked for).
+   */
   record Copied(Checkpoint source, long batchId, Path root, FileSystem fs, ImagePlan plan,
       List<Operator> operators, CopyChanges.Resolved resolved, List<PartitionCommit> commits,
-      String provider) {}
+      String provider, Map<String, FileDigests.Digest> digests) {}
 
   /** Runs after the copy is complete (the target is a checkpoint), before it is reported. */
   interface Finish {
     void run(Copied copied) throws IOException;
+
+    /** True when it needs the digests of the state files ({@link Copied#digests}). */
+    default boolean needsDigests() {
+      return false;
+    }
   }
 
   private CheckpointCopy() {}
@@ -98,6 +109,7 @@ final class CheckpointCopy {
     List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
         ids, conf);
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
+    if (finish != null && finish.needsDigests()) plan = plan.withFileDigests();
     if (check != null) check.run();
     NewFolder folder = NewFolder.claim(target,
         readMetadata(from), conf, what);
@@ -107,11 +119,17 @@ final class CheckpointCopy {
       writeOffsets(from, n, folder, changes.partitions(), changes.provider() == null ? null
           : provider);
       copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf);
-      List<PartitionCommit> commits = StateImage.copy(plan);
+      List<CopiedPartition> images = StateImage.copy(plan);
+      List<PartitionCommit> commits = images.stream().map(CopiedPartition::commit).toList();
+      Map<String, FileDigests.Digest> digests = new HashMap<>();
+      for (CopiedPartition image : images) {
+        for (FileDigests.Digest d : image.files()) digests.put(d.path(), d);
+      }
       OperatorUids.write(root, resolved.userUids(), conf);
       CrashPoint.reach("copy-state");
       writeCommit(from, n, fs, root, plan, commits, conf);
-      Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider);
+      Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider,
+          digests);
       if (finish != null) finish.run(copied);
       return copied;
     } catch (IOException | RuntimeException e) {

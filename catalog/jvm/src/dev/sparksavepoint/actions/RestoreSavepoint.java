@@ -2,6 +2,7 @@ package dev.sparksavepoint.actions;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -14,6 +15,7 @@ import dev.sparksavepoint.write.ImagePlan.StoreCopy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -49,11 +51,19 @@ public final class TakeSavepoint {
     long n = batchId < 0 ? from.lastCommitted() : from.checkBatch(batchId);
     ObjectNode[] manifest = new ObjectNode[1];
     CheckpointCopy.run(spark, from, n, target, CopyChanges.none(uids),
-        "take a savepoint of '" + checkpoint + "'", null, copied -> {
-          manifest[0] = manifest(spark, copied, writable);
-          CheckpointFiles.writeNew(SavepointManifest.file(copied.root()),
-              JSON.writerWithDefaultPrettyPrinter().writeValueAsString(manifest[0])
-                  .getBytes(StandardCharsets.UTF_8), conf);
+        "take a savepoint of '" + checkpoint + "'", null, new CheckpointCopy.Finish() {
+          @Override
+          public void run(CheckpointCopy.Copied copied) throws IOException {
+            manifest[0] = manifest(spark, copied, writable);
+            CheckpointFiles.writeNew(SavepointManifest.file(copied.root()),
+                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(manifest[0])
+                    .getBytes(StandardCharsets.UTF_8), conf);
+          }
+
+          @Override
+          public boolean needsDigests() {
+            return true;
+          }
         });
     return manifest[0].toString();
   }
@@ -115,10 +125,9 @@ public final class TakeSavepoint {
       totalRows += rows;
       totalBytes += bytes;
     }
-    List<String> files = FileDigests.list(copied.fs(), copied.root(), SavepointManifest.FILE);
     ArrayNode list = m.putArray("files");
     long all = 0;
-    for (FileDigests.Digest d : FileDigests.of(spark, copied.root(), files)) {
+    for (FileDigests.Digest d : digests(copied)) {
       ObjectNode f = list.addObject();
       f.put("path", d.path());
       f.put("bytes", d.bytes());
@@ -129,6 +138,21 @@ public final class TakeSavepoint {
     m.put("state_bytes", totalBytes);
     m.put("bytes", all);
     return m;
+  }
+
+  /**
+   * The digest of every file of the savepoint but its manifest: the state files' from the copy's
+   * tasks (computed as they wrote them), the others' (logs, metadata) read here.
+   */
+  private static List<FileDigests.Digest> digests(CheckpointCopy.Copied copied)
+      throws IOException {
+    List<FileDigests.Digest> digests = new ArrayList<>();
+    for (String file : FileDigests.list(copied.fs(), copied.root(), SavepointManifest.FILE)) {
+      FileDigests.Digest known = copied.digests().get(file);
+      digests.add(known != null ? known
+          : FileDigests.of(copied.fs(), new Path(copied.root(), file), file));
+    }
+    return digests;
   }
 
   private static long rows(List<PartitionCommit> commits, StoreSpec spec) {

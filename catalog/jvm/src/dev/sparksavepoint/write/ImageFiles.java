@@ -1,5 +1,6 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
@@ -13,7 +14,6 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipInputStream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.RocksDBCheckpointMetadata;
@@ -44,8 +44,11 @@ final class ImageFiles {
 
   private ImageFiles() {}
 
-  /** Copies partition {@code p}'s image files; null when the version has no full image. */
-  static PartitionCommit copy(ImagePlan plan, StoreCopy copy, int p) {
+  /**
+   * Copies partition {@code p}'s image files (their digests computed on the way); null when the
+   * version has no full image.
+   */
+  static CopiedPartition copy(ImagePlan plan, StoreCopy copy, int p) {
     String provider = plan.targetConf().providerClass();
     if (copy.rehash() || !provider.equals(plan.sourceConf().providerClass())) return null;
     StoreSpec from = copy.from();
@@ -56,6 +59,7 @@ final class ImageFiles {
     String id = plan.sourceId(from, p);
     try {
       FileSystem fs = source.getFileSystem(conf);
+      List<FileDigests.Digest> digests = new ArrayList<>();
       long rows;
       if (provider.equals(RocksDBStateStoreProvider.class.getName())) {
         Path zip = new Path(source, plan.version() + (id == null ? "" : "_" + id) + ".zip");
@@ -67,26 +71,28 @@ final class ImageFiles {
             metadata.immutableFiles())) {
           files.add(dfsPath(f.dfsFileName()));
         }
-        copyFiles(fs, source, target, files, conf);
+        copyFiles(plan, fs, source, target, files, digests);
         rows = metadata.numKeys();
       } else if (provider.equals(HDFSBackedStateStoreProvider.class.getName())) {
         String image = hdfsImage(fs, source, plan.version());
         if (image == null) return null;
-        copyFiles(fs, source, target, List.of(image), conf);
+        copyFiles(plan, fs, source, target, List.of(image), digests);
         try (ImagePartition.Source entries = new ImagePartition.Source(plan, copy, p)) {
           rows = entries.count();
         }
       } else {
         return null;
       }
-      return new PartitionCommit(to.operatorId(), to.storeName(), p, id, rows, 0);
+      return new CopiedPartition(
+          new PartitionCommit(to.operatorId(), to.storeName(), p, id, rows, 0), digests);
     } catch (IOException e) {
       throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] copying " + source + " to "
           + target + ": " + e.getMessage(), e);
     }
   }
 
-  private static Path folder(String state, StoreSpec spec, int p) {
+  /** The folder of one store partition under a {@code state/} folder. */
+  static Path folder(String state, StoreSpec spec, int p) {
     return new Path(new StateStoreId(state, spec.operatorId(), p, spec.storeName())
         .storeCheckpointLocation().toString());
   }
@@ -125,21 +131,19 @@ final class ImageFiles {
     }
   }
 
-  private static void copyFiles(FileSystem fs, Path from, Path to, List<String> files,
-      Configuration conf) throws IOException {
-    FileSystem target = to.getFileSystem(conf);
+  private static void copyFiles(ImagePlan plan, FileSystem fs, Path from, Path to,
+      List<String> files, List<FileDigests.Digest> digests) throws IOException {
+    FileSystem target = to.getFileSystem(plan.hadoopConf());
+    Path root = new Path(plan.checkpoint());
     for (String name : files) {
-      copyFile(fs, new Path(from, name), target, new Path(to, name), conf);
-      Path checksum = new Path(from, name + CHECKSUM);
-      if (fs.exists(checksum)) {
-        copyFile(fs, checksum, target, new Path(to, name + CHECKSUM), conf);
+      for (String file : List.of(name, name + CHECKSUM)) {
+        Path source = new Path(from, file);
+        if (!file.equals(name) && !fs.exists(source)) continue;
+        Path dest = new Path(to, file);
+        digests.add(FileDigests.copy(fs, source, target, dest,
+            FileDigests.relative(target, root, dest)));
       }
     }
   }
 
-  private static void copyFile(FileSystem fs, Path from, FileSystem target, Path to,
-      Configuration conf) throws IOException {
-    if (target.exists(to)) throw new IOException(to + " exists");
-    FileUtil.copy(fs, from, target, to, false, conf);
-  }
 }

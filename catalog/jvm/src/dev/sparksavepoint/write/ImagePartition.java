@@ -1,5 +1,6 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
@@ -47,8 +48,8 @@ final class ImagePartition {
    * where the version is one full image the target keeps ({@link ImageFiles}), else entry by
    * entry.
    */
-  static PartitionCommit copy(ImagePlan plan, StoreCopy copy, int p) {
-    PartitionCommit files = ImageFiles.copy(plan, copy, p);
+  static CopiedPartition copy(ImagePlan plan, StoreCopy copy, int p) {
+    CopiedPartition files = ImageFiles.copy(plan, copy, p);
     if (files != null) return files;
     try (Source source = new Source(plan, copy, p)) {
       return write(plan, copy, p, source);
@@ -92,8 +93,11 @@ final class ImagePartition {
     };
   }
 
-  /** Writes target partition {@code p} from packed entries; commits version N+1. */
-  static PartitionCommit write(ImagePlan plan, StoreCopy copy, int p, Iterator<byte[]> entries) {
+  /**
+   * Writes target partition {@code p} from packed entries; commits version N+1 (and digests the
+   * partition's files when the plan asks).
+   */
+  static CopiedPartition write(ImagePlan plan, StoreCopy copy, int p, Iterator<byte[]> entries) {
     StoreSpec spec = copy.to();
     StateStoreProvider probe = null;
     boolean hdfs;
@@ -133,7 +137,24 @@ final class ImagePartition {
       }
     }
     if (hdfs) keepSnapshotOnly(plan, spec, p, version);
-    return commit;
+    return new CopiedPartition(commit, plan.fileDigests() ? digests(plan, spec, p) : List.of());
+  }
+
+  /** The digests of every file under target partition {@code p}'s store folder. */
+  private static List<FileDigests.Digest> digests(ImagePlan plan, StoreSpec spec, int p) {
+    Path folder = ImageFiles.folder(plan.stateLocation(), spec, p);
+    Path root = new Path(plan.checkpoint());
+    List<FileDigests.Digest> digests = new ArrayList<>();
+    try {
+      FileSystem fs = folder.getFileSystem(plan.hadoopConf());
+      for (String file : FileDigests.list(fs, folder, null)) {
+        Path path = new Path(folder, file);
+        digests.add(FileDigests.of(fs, path, FileDigests.relative(fs, root, path)));
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] " + e.getMessage(), e);
+    }
+    return digests;
   }
 
   /**

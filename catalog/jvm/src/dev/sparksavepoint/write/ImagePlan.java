@@ -46,20 +46,28 @@ public final class ImagePlan implements BatchPlan, Serializable {
   private final SerializableConfiguration hadoopConf;
   private final HashMap<Long, String[][]> sourceIds;
   private final boolean targetIds;
+  private final boolean fileDigests;
   private final String runId = UUID.randomUUID().toString();
 
   private ImagePlan(String source, String target, long batchId, List<StoreCopy> copies,
-      StateStoreConf sourceConf, StateStoreConf targetConf, Configuration hadoopConf,
-      HashMap<Long, String[][]> sourceIds, boolean targetIds) {
+      StateStoreConf sourceConf, StateStoreConf targetConf, SerializableConfiguration hadoopConf,
+      HashMap<Long, String[][]> sourceIds, boolean targetIds, boolean fileDigests) {
     this.source = source;
     this.target = target;
     this.batchId = batchId;
     this.copies = copies;
     this.sourceConf = sourceConf;
     this.targetConf = targetConf;
-    this.hadoopConf = new SerializableConfiguration(hadoopConf);
+    this.hadoopConf = hadoopConf;
     this.sourceIds = sourceIds;
     this.targetIds = targetIds;
+    this.fileDigests = fileDigests;
+  }
+
+  /** The same plan, whose tasks also report the size and SHA-256 of every file they write. */
+  public ImagePlan withFileDigests() {
+    return new ImagePlan(source, target, batchId, copies, sourceConf, targetConf, hadoopConf,
+        sourceIds, targetIds, true);
   }
 
   /**
@@ -86,7 +94,8 @@ public final class ImagePlan implements BatchPlan, Serializable {
     conf.setConfString(WritePlan.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, targetIds ? "2" : "1");
     return new ImagePlan(ckpt.location(), target, n, new ArrayList<>(copies), from,
-        StateStoreConf.apply(conf), hadoopConf, ids, targetIds);
+        StateStoreConf.apply(conf), new SerializableConfiguration(hadoopConf), ids, targetIds,
+        false);
   }
 
   /** The source checkpoint. */
@@ -124,6 +133,11 @@ public final class ImagePlan implements BatchPlan, Serializable {
   @Override
   public boolean hasUniqueIds() {
     return targetIds;
+  }
+
+  /** True when the copy's tasks report the digests of the files they write. */
+  boolean fileDigests() {
+    return fileDigests;
   }
 
   StateStoreConf sourceConf() {

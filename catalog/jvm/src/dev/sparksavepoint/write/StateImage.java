@@ -1,6 +1,5 @@
 package dev.sparksavepoint.write;
 
-import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,10 +19,10 @@ import org.apache.spark.sql.classic.SparkSession;
 public final class StateImage {
   private StateImage() {}
 
-  /** Copies every store of {@code plan}; returns one commit per target store partition. */
-  public static List<PartitionCommit> copy(ImagePlan plan) {
+  /** Copies every store of {@code plan}; returns what each target store partition got. */
+  public static List<CopiedPartition> copy(ImagePlan plan) {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
-    List<PartitionCommit> commits = new ArrayList<>();
+    List<CopiedPartition> commits = new ArrayList<>();
     try {
       for (StoreCopy copy : plan.copies()) {
         sc.setJobDescription(describe(plan, copy));
@@ -35,14 +34,14 @@ public final class StateImage {
     return commits;
   }
 
-  private static List<PartitionCommit> direct(JavaSparkContext sc, ImagePlan plan,
+  private static List<CopiedPartition> direct(JavaSparkContext sc, ImagePlan plan,
       StoreCopy copy) {
     int n = copy.to().numPartitions();
     return sc.parallelize(partitions(n), n).map(p -> ImagePartition.copy(plan, copy, p))
         .collect();
   }
 
-  private static List<PartitionCommit> rehash(JavaSparkContext sc, ImagePlan plan,
+  private static List<CopiedPartition> rehash(JavaSparkContext sc, ImagePlan plan,
       StoreCopy copy) {
     int from = copy.from().numPartitions();
     int to = copy.to().numPartitions();
