@@ -255,3 +255,25 @@ def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -
         jspark, batch, batch + 1, checkpoint, jspark.sessionState().newHadoopConf(),
         none, none, none)  # fmt: skip
     rewriter.run()
+
+
+def last_dry_run(spark: SparkSession) -> dict[str, Any] | None:
+    """This driver's last dry run of an edit as plain values, or None."""
+    report = _entry(spark).lastDryRun()
+    if report is None:
+        return None
+    return {
+        "checkpoint": str(report.checkpoint()),
+        "table": str(report.table()),
+        "batch_id": int(report.batchId()),
+        "added": int(report.added()),
+        "changed": int(report.changed()),
+        "removed": int(report.removed()),
+        "samples": [str(s) for s in report.samples()],
+        "summary": str(report.describe()),
+    }
+
+
+def forget_dry_run(spark: SparkSession) -> None:
+    """Forget the last dry run (so that the next one is known to be new)."""
+    _entry(spark).forgetDryRun()

@@ -234,6 +234,13 @@ class BadArguments(SavepointError):
     error_class = "SAVEPOINT_BAD_ARGUMENTS"
 
 
+class SqlParseError(SavepointError):
+    """A SQL script given to ``spark-savepoint sql`` (or ``split_statements``) does not parse;
+    the message names the line and column."""
+
+    error_class = "SAVEPOINT_SQL_PARSE_ERROR"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 
@@ -256,7 +263,7 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
         ConcurrentWrite, WriteFailed, TargetNotEmpty, MovedCheckpoint, BadArguments,
         JvmPieceMissing, PortInUse, RestoreUnsupported, ChecksumMismatch, ReadOnlySavepoint,
-        NotASavepoint,
+        NotASavepoint, SqlParseError,
     )
 }  # fmt: skip
 """Every ``SAVEPOINT_*`` class -> its exception type."""

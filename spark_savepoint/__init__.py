@@ -18,6 +18,7 @@ __path__ = extend_path(__path__, __name__)
 
 from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # noqa: E402
 from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
+from spark_savepoint.sql_ext.dry_run import DryRun, dry_run, split_statements  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
@@ -31,6 +32,7 @@ from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark
 from spark_savepoint.udfs import group_state_bootstrap  # noqa: E402
 
 __all__ = [
+    "DryRun",
     "EditReport",
     "SavepointError",
     "SavepointInfo",
@@ -38,6 +40,7 @@ __all__ = [
     "catalog_conf",
     "create_savepoint",
     "dispose_savepoint",
+    "dry_run",
     "group_state_bootstrap",
     "last_edit",
     "list_savepoints",
@@ -47,5 +50,6 @@ __all__ = [
     "savepoint_errors",
     "session",
     "spark_conf",
+    "split_statements",
     "take_savepoint",
 ]

@@ -1,6 +1,7 @@
 """``spark-savepoint``: the command line.
 
     spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
+    spark-savepoint sql <path> (-e SQL | -f FILE) --dry-run
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
     spark-savepoint create <target> --like <checkpoint>
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from spark_savepoint.catalog.bridge import savepoint_error
-from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint
+from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
@@ -104,6 +105,8 @@ def spark_sql_command(
 
 def _sql(args: argparse.Namespace) -> int:
     check_local(args.paths, args.catalog)
+    if args.dry_run:
+        return _dry_run(args)
     with scratch() as folder:
         extra = list(args.spark_args)
         paths = list(args.paths)
@@ -122,6 +125,27 @@ def _sql(args: argparse.Namespace) -> int:
         env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
         env.setdefault("PYSPARK_PYTHON", sys.executable)
         return subprocess.call(command, env=env)
+
+
+def _dry_run(args: argparse.Namespace) -> int:
+    """``sql --dry-run``: the script's writes planned in a local session, nothing written."""
+    from spark_savepoint.sql_ext.dry_run import dry_run_script, split_statements
+    from spark_savepoint.sql_ext.session import attach
+
+    if bool(args.execute) == bool(args.file):
+        raise BadArguments("--dry-run needs the SQL: -e SQL or -f FILE; nothing was run.")
+    script = args.execute or Path(args.file).read_text()
+    split_statements(script)  # a parse error stops here, before Spark starts
+    catalogs = _parse_catalogs(args.paths, args.catalog)
+
+    def plan(spark: SparkSession) -> str:
+        for name, path in catalogs.items():
+            attach(spark, path, name)
+        if args.force:
+            spark.conf.set("spark.savepoint.write.force", "true")
+        return dry_run_script(spark, script)
+
+    return in_local_session(args, plan)
 
 
 def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> str:
@@ -284,7 +308,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write even when the checkpoint's query looks alive (you know it has stopped)",
     )
-    sql.set_defaults(run=_sql)
+    sql.add_argument(
+        "--dry-run", action="store_true",
+        help="with -e/-f: plan each INSERT/DELETE (keys added, changed, removed, samples) in a "
+        "local session and write nothing",
+    )  # fmt: skip
+    sql.set_defaults(run=_sql, master="local[*]")
 
     conf = sub.add_parser(
         "conf", parents=[common], help="print the settings for spark-submit / spark-defaults"

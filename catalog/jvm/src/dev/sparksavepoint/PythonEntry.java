@@ -9,6 +9,7 @@ import dev.sparksavepoint.actions.SavepointList;
 import dev.sparksavepoint.actions.TakeSavepoint;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
@@ -86,6 +87,20 @@ public final class PythonEntry {
    */
   public static EditReport lastEdit() {
     return EditReport.last();
+  }
+
+  /**
+   * The last dry run of an edit this driver made, or null: {@code checkpoint()},
+   * {@code table()}, {@code batchId()}, {@code added()}, {@code changed()}, {@code removed()},
+   * {@code samples()}, {@code describe()}.
+   */
+  public static DryRunReport lastDryRun() {
+    return DryRunReport.last();
+  }
+
+  /** Forgets the last dry run: the next {@link #lastDryRun} is a new one, or null. */
+  public static void forgetDryRun() {
+    DryRunReport.forget();
   }
 
   /** Completes an interrupted edit of {@code path}; one line saying what it did. */

@@ -14,7 +14,8 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * exactly like the streaming query) are checked (no NULL key, right partition, no key twice)
  * and applied to version N+1 of the edited store by the state kind's {@link StateEdits}; a
  * replace also removes what it was not given. {@link #commit} commits version N+2; on any
- * failure nothing of this partition is committed.
+ * failure nothing of this partition is committed. In a dry run the partition is read-only and
+ * {@link #commit} reports what it would have changed.
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -31,7 +32,9 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.replace = replace;
     this.encoder = encoder.bind();
     this.edits = StateEdits.of(plan);
-    this.store = StatePartition.open(plan, plan.edited(), partition);
+    this.store = plan.dryRun()
+        ? StatePartition.openDryRun(plan, plan.edited(), partition, plan.editedFamily())
+        : StatePartition.open(plan, plan.edited(), partition);
   }
 
   @Override
@@ -59,7 +62,9 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public WriterCommitMessage commit() {
     edits.finish(store, replace, seen);
-    return store.commit();
+    if (!plan.dryRun()) return store.commit();
+    store.abort();
+    return store.plannedChanges();
   }
 
   @Override

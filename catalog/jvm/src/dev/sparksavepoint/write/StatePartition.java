@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
+import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreId;
@@ -30,16 +31,44 @@ final class StatePartition implements AutoCloseable {
   private final StoreSpec spec;
   private final int partition;
   private final StateStoreProvider provider;
+  /** The store the partition reads; for writing, also the store it changes. */
+  private final ReadStateStore reads;
+  /** The store it changes; null in a dry run, which records the changes instead. */
   private final StateStore store;
+  private final DryRun dryRun;
   private long upserted;
   private long removed;
 
   private StatePartition(StoreSpec spec, int partition, StateStoreProvider provider,
-      StateStore store) {
+      ReadStateStore reads, StateStore store, DryRun dryRun) {
     this.spec = spec;
     this.partition = partition;
     this.provider = provider;
+    this.reads = reads;
     this.store = store;
+    this.dryRun = dryRun;
+  }
+
+  /**
+   * Version N+1 of {@code spec}'s partition {@code partition}, read-only, for a dry run: the
+   * changes an edit makes are recorded for {@code family} (the edited one; others are Spark's
+   * bookkeeping, e.g. list counters) and reported by {@link #plannedChanges}; nothing is
+   * written.
+   */
+  static StatePartition openDryRun(WritePlan plan, StoreSpec spec, int partition,
+      String family) {
+    StateStoreProvider provider = provider(plan.stateLocation(), plan.runId(), plan.storeConf(),
+        plan.hadoopConf(), spec, partition);
+    try {
+      ReadStateStore reads = provider.getReadStore(CheckpointLog.stateVersion(plan.batchId()),
+          Option.apply(plan.uniqueId(spec, partition)));
+      if (spec.families() != null) spec.families().register((StateStore) reads);
+      return new StatePartition(spec, partition, provider, reads, null,
+          new DryRun(spec, family));
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
   }
 
   /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
@@ -63,7 +92,7 @@ final class StatePartition implements AutoCloseable {
     try {
       StateStore store = provider.getStore(version, Option.apply(uniqueId), snapshot, loadEmpty);
       if (spec.families() != null) spec.families().register(store);
-      return new StatePartition(spec, partition, provider, store);
+      return new StatePartition(spec, partition, provider, store, store, null);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
@@ -88,7 +117,7 @@ final class StatePartition implements AutoCloseable {
    * holds exactly this value.
    */
   void upsert(UnsafeRow key, UnsafeRow value, String cf) {
-    UnsafeRow old = store.get(key, cf);
+    UnsafeRow old = reads.get(key, cf);
     if (old != null && old.equals(value)) return;
     put(key, value, cf);
   }
@@ -102,13 +131,13 @@ final class StatePartition implements AutoCloseable {
 
   /** The stored value of {@code key} in column family {@code cf}, or null. */
   UnsafeRow get(UnsafeRow key, String cf) {
-    return store.get(key, cf);
+    return reads.get(key, cf);
   }
 
   /** The values of a multi-valued (list) column family under {@code key}, copied. */
   List<UnsafeRow> values(UnsafeRow key, String cf) {
     List<UnsafeRow> values = new ArrayList<>();
-    scala.collection.Iterator<UnsafeRow> it = store.valuesIterator(key, cf);
+    scala.collection.Iterator<UnsafeRow> it = reads.valuesIterator(key, cf);
     while (it.hasNext()) values.add(it.next().copy());
     return values;
   }
@@ -117,8 +146,8 @@ final class StatePartition implements AutoCloseable {
   List<UnsafeRow> keys(String cf) {
     Set<UnsafeRow> keys = new java.util.LinkedHashSet<>();
     boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
-    StateStoreIterator<UnsafeRowPair> it = multi ? store.iteratorWithMultiValues(cf)
-        : store.iterator(cf);
+    StateStoreIterator<UnsafeRowPair> it = multi ? reads.iteratorWithMultiValues(cf)
+        : reads.iterator(cf);
     try {
       while (it.hasNext()) {
         UnsafeRow key = it.next().key();
@@ -131,30 +160,35 @@ final class StatePartition implements AutoCloseable {
   }
 
   void put(UnsafeRow key, UnsafeRow value, String cf) {
-    store.put(key, value, cf);
+    if (dryRun != null) dryRun.set(reads, key, value, cf);
+    else store.put(key, value, cf);
     upserted++;
   }
 
   /** Appends one value to a list column family ({@code merge}, as ListState.appendValue). */
   void merge(UnsafeRow key, UnsafeRow value, String cf) {
-    store.merge(key, value, cf);
+    if (dryRun != null) dryRun.append(reads, key, List.of(value), cf);
+    else store.merge(key, value, cf);
     upserted++;
   }
 
   /** Appends values to a list column family ({@code merge}, as ListState.appendList). */
   void mergeList(UnsafeRow key, List<UnsafeRow> values, String cf) {
-    store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+    if (dryRun != null) dryRun.append(reads, key, values, cf);
+    else store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
     upserted += values.size();
   }
 
   /** Replaces the values of a list column family under {@code key} (as ListState.put). */
   void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
-    store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+    if (dryRun != null) dryRun.replaceList(reads, key, values, cf);
+    else store.putList(key, values.toArray(new UnsafeRow[0]), cf);
     upserted += values.size();
   }
 
   void remove(UnsafeRow key, String cf) {
-    store.remove(key, cf);
+    if (dryRun != null) dryRun.remove(reads, key, cf);
+    else store.remove(key, cf);
     removed++;
   }
 
@@ -167,9 +201,15 @@ final class StatePartition implements AutoCloseable {
         id.isDefined() ? id.get() : null, upserted, removed);
   }
 
+  /** What a dry run recorded ({@link #openDryRun}). */
+  PlannedChanges plannedChanges() {
+    return dryRun.changes(partition);
+  }
+
   /** Drops uncommitted changes (no-op after commit). */
   void abort() {
-    if (!store.hasCommitted()) store.abort();
+    if (store == null) reads.abort();
+    else if (!store.hasCommitted()) store.abort();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.commit.CheckpointCommit;
+import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import java.util.ArrayList;
@@ -80,7 +81,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    transaction = CheckpointCommit.begin(plan, description(), false);
+    if (!plan.dryRun()) transaction = CheckpointCommit.begin(plan, description(), false);
     return RefusedWrites.wrap(writers, plan);
   }
 
@@ -91,6 +92,10 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   @Override
   public void commit(WriterCommitMessage[] messages) {
     RefusedWrites.check(messages); // Spark then calls abort(messages): the rollback
+    if (plan.dryRun()) {
+      reportDryRun(messages);
+      return;
+    }
     List<PartitionCommit> commits = new ArrayList<>();
     for (WriterCommitMessage m : messages) {
       if (m instanceof PartitionCommit c) commits.add(c);
@@ -111,6 +116,18 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       transaction.rollback();
       throw e;
     }
+  }
+
+  /** A dry run: what the tasks found, and what a replace would empty elsewhere; no batch. */
+  private void reportDryRun(WriterCommitMessage[] messages) {
+    List<PlannedChanges> planned = new ArrayList<>();
+    for (WriterCommitMessage m : messages) {
+      if (m instanceof PlannedChanges c) planned.add(c);
+    }
+    if (replace) planned.addAll(UntouchedPartitions.plannedClears(plan, planned));
+    PlannedChanges total = PlannedChanges.total(planned);
+    DryRunReport.of(plan, table(), total.added(), total.changed(), total.removed(),
+        total.samples());
   }
 
   private void unchanged(List<PartitionCommit> commits) {

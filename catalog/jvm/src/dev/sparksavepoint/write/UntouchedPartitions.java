@@ -37,6 +37,34 @@ public final class UntouchedPartitions {
         + "." + plan.state());
   }
 
+  /**
+   * For a dry run of a replace: what emptying the edited store's partitions that got no rows
+   * would remove (other stores would be carried over unchanged).
+   */
+  static List<PlannedChanges> plannedClears(WritePlan plan, List<PlannedChanges> done) {
+    StoreSpec spec = plan.edited();
+    List<Integer> partitions = new ArrayList<>();
+    for (int p = 0; p < spec.numPartitions(); p++) {
+      final int partition = p;
+      if (done.stream().noneMatch(c -> c.partition() == partition)) partitions.add(p);
+    }
+    if (partitions.isEmpty()) return List.of();
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+    sc.setJobDescription("savepoint: dry run of emptying " + plan.uid() + "." + plan.state());
+    try {
+      return sc.parallelize(partitions, partitions.size()).map(p -> {
+        try (StatePartition store = StatePartition.openDryRun(plan, spec, p,
+            plan.editedFamily())) {
+          StateEdits.of(plan).finish(store, true, Set.of());
+          store.abort();
+          return store.plannedChanges();
+        }
+      }).collect();
+    } finally {
+      sc.setJobDescription(null);
+    }
+  }
+
   /** Commits the next version of every store partition of {@code plan}, unchanged. */
   public static List<PartitionCommit> commitAll(WritePlan plan, String description) {
     List<Item> items = new ArrayList<>();

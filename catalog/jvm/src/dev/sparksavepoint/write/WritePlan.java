@@ -28,6 +28,7 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadataBase;
+import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
@@ -53,6 +54,13 @@ public final class WritePlan implements BatchPlan, Serializable {
   static final String CHANGELOG_CHECKPOINTING =
       "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
 
+  /**
+   * A session setting: when true, a write is a dry run. It reads the state and reports what it
+   * would add, change and remove ({@code commit.DryRunReport}), and claims, writes and commits
+   * nothing.
+   */
+  public static final String DRY_RUN_CONF = "spark.savepoint.write.dryRun";
+
   /** Operator kinds whose single store can be written. */
   static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
 
@@ -69,6 +77,8 @@ public final class WritePlan implements BatchPlan, Serializable {
   private final String runId = UUID.randomUUID().toString();
   /** The transformWithState variable (or timers) the write edits, or null. */
   private TwsVariable variable;
+  /** True for a dry run ({@link #DRY_RUN_CONF}). */
+  private boolean dryRun;
 
   private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
       List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
@@ -102,8 +112,10 @@ public final class WritePlan implements BatchPlan, Serializable {
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
     long loaded = ckpt.lastCommitted();
+    boolean dryRun = Boolean.parseBoolean(
+        spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
     if (ckpt.lastPlanned() > loaded) {
-      if (!EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
+      if (dryRun || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
         throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
             ckpt.lastPlanned());
       }
@@ -133,6 +145,7 @@ public final class WritePlan implements BatchPlan, Serializable {
     if (edited.families() != null) {
       plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
     }
+    plan.dryRun = dryRun;
     return plan;
   }
 
@@ -291,6 +304,16 @@ public final class WritePlan implements BatchPlan, Serializable {
   /** The transformWithState variable (or timers) the write edits; null for other state. */
   TwsVariable variable() {
     return variable;
+  }
+
+  /** True when the write only reports what it would change ({@link #DRY_RUN_CONF}). */
+  boolean dryRun() {
+    return dryRun;
+  }
+
+  /** The column family the write edits ("default", or the variable's own). */
+  String editedFamily() {
+    return variable == null ? StateStore.DEFAULT_COL_FAMILY_NAME() : variable.family();
   }
 
   @Override

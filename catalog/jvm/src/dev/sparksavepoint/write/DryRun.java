@@ -1,0 +1,102 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The changes an edit would make to one store partition, recorded instead of written (a
+ * partition opened by {@link StatePartition#openDryRun}). It counts the entries of the edited
+ * column family (the others are Spark's bookkeeping, such as list counters and timer indexes)
+ * that would be added (the key holds nothing yet), changed and removed, and keeps the first
+ * {@link PlannedChanges#SAMPLES} as {@code key: before -> after}, e.g.
+ * {@code [alice]: [2,17] -> [100,1000]}.
+ */
+final class DryRun {
+  private final StoreSpec spec;
+  private final String family;
+  private long added;
+  private long changed;
+  private long removed;
+  private final List<String> samples = new ArrayList<>();
+
+  DryRun(StoreSpec spec, String family) {
+    this.spec = spec;
+    this.family = family;
+  }
+
+  /** A put of {@code value} under {@code key}. */
+  void set(ReadStateStore reads, UnsafeRow key, UnsafeRow value, String cf) {
+    if (!cf.equals(family)) return;
+    UnsafeRow before = reads.get(key, cf);
+    count(before == null, key, before == null ? null : render(before, cf), render(value, cf));
+  }
+
+  /** Elements appended to the list under {@code key}. */
+  void append(ReadStateStore reads, UnsafeRow key, List<UnsafeRow> values, String cf) {
+    if (!cf.equals(family)) return;
+    List<UnsafeRow> before = values(reads, key, cf);
+    List<UnsafeRow> after = new ArrayList<>(before);
+    after.addAll(values);
+    count(before.isEmpty(), key, before.isEmpty() ? null : render(before, cf), render(after, cf));
+  }
+
+  /** The list under {@code key} set to exactly {@code values}. */
+  void replaceList(ReadStateStore reads, UnsafeRow key, List<UnsafeRow> values, String cf) {
+    if (!cf.equals(family)) return;
+    List<UnsafeRow> before = values(reads, key, cf);
+    count(before.isEmpty(), key, before.isEmpty() ? null : render(before, cf), render(values, cf));
+  }
+
+  /** The removal of {@code key}. */
+  void remove(ReadStateStore reads, UnsafeRow key, String cf) {
+    if (!cf.equals(family)) return;
+    removed++;
+    boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
+    UnsafeRow before = multi ? null : reads.get(key, cf);
+    sample(key, cf, multi ? render(values(reads, key, cf), cf) : render(before, cf), null);
+  }
+
+  /** What was recorded, for store partition {@code partition}. */
+  PlannedChanges changes(int partition) {
+    return new PlannedChanges(spec.operatorId(), spec.storeName(), partition, added, changed,
+        removed, List.copyOf(samples));
+  }
+
+  private void count(boolean isNew, UnsafeRow key, String before, String after) {
+    if (isNew) added++;
+    else changed++;
+    sample(key, family, before, after);
+  }
+
+  private void sample(UnsafeRow key, String cf, String before, String after) {
+    if (samples.size() >= PlannedChanges.SAMPLES) return;
+    samples.add(render(key, ImagePartition.keySchema(spec, cf)) + ": "
+        + (before == null ? "(none)" : before) + " -> " + (after == null ? "(removed)" : after));
+  }
+
+  private static List<UnsafeRow> values(ReadStateStore reads, UnsafeRow key, String cf) {
+    List<UnsafeRow> values = new ArrayList<>();
+    scala.collection.Iterator<UnsafeRow> it = reads.valuesIterator(key, cf);
+    while (it.hasNext()) values.add(it.next().copy());
+    return values;
+  }
+
+  private String render(UnsafeRow value, String cf) {
+    return value == null ? null : render(value, ImagePartition.valueSchema(spec, cf));
+  }
+
+  private String render(List<UnsafeRow> values, String cf) {
+    List<String> parts = new ArrayList<>();
+    for (UnsafeRow v : values) parts.add(render(v, cf));
+    return parts.toString();
+  }
+
+  private static String render(UnsafeRow row, StructType schema) {
+    return String.valueOf(CatalystTypeConverters.createToScalaConverter(schema).apply(row));
+  }
+}
