@@ -4,7 +4,8 @@
 
 1. A word count runs over two files; a replayed file over-counted "spark", and a junk word
    "%%%" got in.
-2. One INSERT (upsert by key) sets the right counter, one DELETE removes the junk key. Each
+2. A dry run shows what the fix would change (nothing written); then one INSERT (upsert by
+   key) sets the right counter, one DELETE removes the junk key. Each
    statement is one new committed batch of the checkpoint: nothing else changes. A statement
    that changes nothing commits no batch; ``last_edit`` says what each one did.
 3. The real streaming query restarts on the edited checkpoint with new input: "spark" continues
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, show, write_events
 
-from spark_savepoint import attach, last_edit
+from spark_savepoint import attach, dry_run, last_edit
 
 
 def main(root: Path) -> None:
@@ -34,7 +35,11 @@ def main(root: Path) -> None:
     before_fix = spark.sql("SELECT max_batch_id FROM savepoint.metadata").first()[0]
 
     # 2. fix: spark was seen twice (10 letters), not three times; %%% must go
-    spark.sql("INSERT INTO savepoint.agg_0.default (word, count, sum) VALUES ('spark', 2, 10)")
+    fix = "INSERT INTO savepoint.agg_0.default (word, count, sum) VALUES ('spark', 2, 10)"
+    planned = dry_run(spark, fix)  # what it would change; nothing is written
+    print(planned.summary, planned.samples)  # ... 0 added, 1 changed ... ['[spark]: [3,15] -> ...']
+    assert (planned.added, planned.changed, planned.removed) == (0, 1, 0), planned
+    spark.sql(fix)
     spark.sql("DELETE FROM savepoint.agg_0.default WHERE word = '%%%'")
     print(last_edit(spark).summary)  # savepoint: agg_0.default: 0 entries written, 1 removed: ...
     spark.sql("DELETE FROM savepoint.agg_0.default WHERE word = 'nosuchword'")
