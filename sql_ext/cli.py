@@ -310,8 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sql.add_argument(
         "--dry-run", action="store_true",
-        help="with -e/-f: plan each INSERT/DELETE (keys added, changed, removed, samples) in a "
-        "local session and write nothing",
+        help="with -e/-f: plan each INSERT/DELETE/UPDATE/MERGE (keys added, changed, removed, "
+        "samples) in a local session and write nothing",
     )  # fmt: skip
     sql.set_defaults(run=_sql, master="local[*]")
 

@@ -77,9 +77,10 @@ def split_statements(script: str) -> list[str]:
 
 
 def dry_run(spark: SparkSession, statement: str) -> DryRun:
-    """Run ``statement`` (INSERT, INSERT OVERWRITE or DELETE on a ``savepoint.<uid>.<state>``
-    table) as a dry run: the write's own checks run (keys, types, partitions, a running query),
-    and its tasks compare the rows with the state instead of writing them.
+    """Run ``statement`` (INSERT, INSERT OVERWRITE, DELETE, UPDATE or MERGE INTO on a
+    ``savepoint.<uid>.<state>`` table) as a dry run: the write's own checks run (keys, types,
+    partitions, a running query), and its tasks compare the rows with the state instead of
+    writing them.
 
     Raises:
         BadArguments: the statement is not one write into a state table of a savepoint catalog.

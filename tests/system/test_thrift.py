@@ -166,6 +166,7 @@ def test_metadata_view_over_jdbc(cursor) -> None:
     "CREATE TEMPORARY VIEW v AS SELECT 1",
     "SET spark.savepoint.readOnly=false",
     "CALL savepoint_catalog.system.take_savepoint('/tmp/never-written')",
+    "UPDATE savepoint_catalog.agg_0.default SET count = 1",
 ])  # fmt: skip
 def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     from pyhive.exc import OperationalError

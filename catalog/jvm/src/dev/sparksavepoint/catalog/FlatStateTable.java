@@ -31,28 +31,48 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * INSERT INTO / {@code append()} upsert by key, INSERT OVERWRITE / {@code overwrite(lit(true))}
  * replace the whole state, DELETE rewrites it; each statement becomes one new committed
  * micro-batch of the checkpoint (see the {@code write} package). The table accepts any schema so
- * that Spark inserts no silent casts: {@code write.IncomingColumns} checks the columns. (Spark skips the
- * assignment alignment of UPDATE and MERGE for such tables, so those two are not available.)
+ * that Spark inserts no silent casts: {@code write.IncomingColumns} checks the columns. UPDATE
+ * and MERGE INTO run on the table's row-level twin ({@link #forRowLevelCommands}), as a
+ * copy-on-write replace like DELETE.
  */
 public final class FlatStateTable
     implements Table, SupportsRead, SupportsWrite, SupportsRowLevelOperations {
   private static final Set<TableCapability> CAPABILITIES = Set.of(
       TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
       TableCapability.ACCEPT_ANY_SCHEMA);
+  /** The row-level twin's: Spark resolves and aligns UPDATE and MERGE only for these. */
+  private static final Set<TableCapability> ROW_LEVEL_CAPABILITIES = Set.of(
+      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
 
   private final String name;
   private final Map<String, String> options;
   private final FlatSchema flat;
   private final Map<String, String> properties;
   private final TableOrigin origin;
+  private final boolean rowLevelTwin;
 
   private FlatStateTable(String name, Map<String, String> options, FlatSchema flat,
-      Map<String, String> properties, TableOrigin origin) {
+      Map<String, String> properties, TableOrigin origin, boolean rowLevelTwin) {
     this.name = name;
     this.options = options;
     this.flat = flat;
     this.properties = properties;
     this.origin = origin;
+    this.rowLevelTwin = rowLevelTwin;
+  }
+
+  /**
+   * The same table as the target of UPDATE and MERGE INTO: it does not accept any schema, so
+   * Spark resolves the statement and aligns its assignments with the columns (see
+   * {@code sql.RowLevelStateCommands}).
+   */
+  public FlatStateTable forRowLevelCommands() {
+    return new FlatStateTable(name, options, flat, properties, origin, true);
+  }
+
+  /** True for the twin {@link #forRowLevelCommands} returns. */
+  public boolean isRowLevelTwin() {
+    return rowLevelTwin;
   }
 
   /**
@@ -63,7 +83,7 @@ public final class FlatStateTable
       Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("statestore.options", options.toString());
-    return new FlatStateTable(name, options, new FlatSchema(source), props, origin);
+    return new FlatStateTable(name, options, new FlatSchema(source), props, origin, false);
   }
 
   @Override
@@ -83,7 +103,7 @@ public final class FlatStateTable
 
   @Override
   public Set<TableCapability> capabilities() {
-    return CAPABILITIES;
+    return rowLevelTwin ? ROW_LEVEL_CAPABILITIES : CAPABILITIES;
   }
 
   @Override

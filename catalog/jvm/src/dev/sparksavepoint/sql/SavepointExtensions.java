@@ -82,6 +82,9 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
     extensions.injectResolutionRule(
         (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new WidenKeys());
+    extensions.injectResolutionRule(
+        (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+            session -> new RowLevelStateCommands());
     return BoxedUnit.UNIT;
   }
 

@@ -1,0 +1,54 @@
+package dev.sparksavepoint.sql;
+
+import dev.sparksavepoint.catalog.FlatStateTable;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
+import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
+import org.apache.spark.sql.catalyst.rules.Rule;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import scala.runtime.AbstractPartialFunction;
+
+/**
+ * An analyzer rule that lets Spark resolve {@code UPDATE} and {@code MERGE INTO} on a state
+ * table like on any other table. A state table accepts any schema, so that its INSERT checks the
+ * given columns itself ({@code write.IncomingColumns}: no lossy cast, exact key types); but Spark
+ * neither resolves nor aligns the assignments of row-level commands on such tables. The target
+ * of these two commands is therefore the table's row-level twin
+ * ({@link FlatStateTable#forRowLevelCommands}): Spark resolves the statement, aligns and casts
+ * its assignments by its store assignment policy (ANSI by default: no string into a number, an
+ * overflow fails when the statement runs), and runs it as a copy-on-write replace of the state
+ * ({@code write.StateRewrite}), which writes only the entries that changed, as one new batch.
+ */
+public final class RowLevelStateCommands extends Rule<LogicalPlan> {
+  @Override
+  public LogicalPlan apply(LogicalPlan plan) {
+    if (plan instanceof UpdateTable u && !u.aligned()) {
+      return u.copy(twin(u.table()), u.assignments(), u.condition());
+    }
+    if (plan instanceof MergeIntoTable m && !m.aligned()) {
+      return m.copy(twin(m.targetTable()), m.sourceTable(), m.mergeCondition(),
+          m.matchedActions(), m.notMatchedActions(), m.notMatchedBySourceActions(),
+          m.withSchemaEvolution());
+    }
+    return plan;
+  }
+
+  /** {@code target} with its state table relation (under any aliases) swapped for the twin. */
+  private static LogicalPlan twin(LogicalPlan target) {
+    return target.transformUp(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
+      @Override
+      public boolean isDefinedAt(LogicalPlan node) {
+        return node instanceof DataSourceV2Relation r && r.table() instanceof FlatStateTable t
+            && !t.isRowLevelTwin();
+      }
+
+      @Override
+      public LogicalPlan apply(LogicalPlan node) {
+        if (!isDefinedAt(node)) return node;
+        DataSourceV2Relation r = (DataSourceV2Relation) node;
+        return r.copy(((FlatStateTable) r.table()).forRowLevelCommands(), r.output(),
+            r.catalog(), r.identifier(), r.options(), r.timeTravelSpec());
+      }
+    });
+  }
+}

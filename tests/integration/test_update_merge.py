@@ -1,0 +1,96 @@
+"""UPDATE and MERGE INTO on state tables: Spark resolves and aligns them (its store assignment
+policy casts the values), and runs them as a copy-on-write replace of the state, one new batch.
+Each case restarts the real streaming query on the edited checkpoint: the MERGE and UPDATE cases
+are written to have the same effect as the compatibility edits (tests/compat/edits.py: delete a
+key, add another), so the restarted query must emit exactly those edits' rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_savepoint import dry_run, last_edit, savepoint_errors
+from tests.compat.edits import EDITS
+from tests.support.checkpoint_files import snapshot
+
+pytestmark = pytest.mark.slow
+
+CATALOG = "um"
+WINDOW = (
+    "named_struct('start', TIMESTAMP '2024-01-01 {}:00Z', 'end', TIMESTAMP '2024-01-01 {}:00Z')"
+)
+EARLY, LATE = WINDOW.format("10:00", "10:05"), WINDOW.format("10:05", "10:10")
+
+MERGES = {
+    "agg": "MERGE INTO {t} AS t USING (SELECT 'alice' AS user UNION ALL SELECT 'dave') AS c"
+    " ON t.user = c.user WHEN MATCHED THEN DELETE"
+    " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (c.user, 10, 100)",
+    "window_agg": f"MERGE INTO {{t}} AS t USING (SELECT {EARLY} AS w, 'alice' AS u"
+    f" UNION ALL SELECT {LATE}, 'dave') AS c ON t.window = c.w AND t.user = c.u"
+    " WHEN MATCHED THEN DELETE"
+    " WHEN NOT MATCHED THEN INSERT (window, user, count) VALUES (c.w, c.u, 5)",
+    "dedup": "MERGE INTO {t} AS t USING (SELECT 3L AS id UNION ALL SELECT 5L) AS c"
+    " ON t.event_id = c.id WHEN MATCHED THEN DELETE"
+    " WHEN NOT MATCHED THEN INSERT (event_id) VALUES (c.id)",
+    "pandas_state": "MERGE INTO {t} AS t USING (SELECT 'alice' AS user UNION ALL SELECT 'dave')"
+    " AS c ON t.user = c.user WHEN MATCHED THEN DELETE"
+    " WHEN NOT MATCHED THEN INSERT (user, cnt, total) VALUES (c.user, 10, 100)",
+    "tws": "MERGE INTO {t} AS t USING (SELECT 'alice' AS user UNION ALL SELECT 'dave') AS c"
+    " ON t.user = c.user WHEN MATCHED THEN DELETE"
+    " WHEN NOT MATCHED THEN INSERT (user, count) VALUES (c.user, 10)",
+}
+"""Delete one key, add another: the compatibility edit of each kind, as one MERGE."""
+
+UPDATES = {
+    "agg": "UPDATE {t} SET user = 'dave', count = 10, sum = 100 WHERE user = 'alice'",
+    "window_agg": f"UPDATE {{t}} SET window = {LATE}, user = 'dave', count = 5"
+    f" WHERE user = 'alice' AND window = {EARLY}",
+    "dedup": "UPDATE {t} SET event_id = 5 WHERE event_id = 3",
+    "pandas_state": "UPDATE {t} SET user = 'dave', cnt = 10, total = 100 WHERE user = 'alice'",
+    "tws": "UPDATE {t} SET user = 'dave', count = 10 WHERE user = 'alice'",
+}
+"""The same edits as one UPDATE each: a key changed moves its entry."""
+
+CASES = [("agg", "hdfs"), ("agg", "rocksdb"), ("window_agg", "hdfs"), ("window_agg", "rocksdb"),
+         ("dedup", "rocksdb"), ("pandas_state", "hdfs"), ("tws", "rocksdb")]  # fmt: skip
+STATE = {"tws": "count"}
+"""The state table each kind edits (``default`` unless named here)."""
+
+
+@pytest.mark.parametrize("statements", [MERGES, UPDATES], ids=["merge", "update"])
+@pytest.mark.parametrize(("kind", "provider"), CASES, ids=[f"{k}-{p}" for k, p in CASES])
+def test_statement_is_one_batch_and_the_query_continues(
+    spark, private_copy, statements, kind: str, provider: str
+) -> None:
+    query = private_copy(kind, provider, CATALOG)
+    table = f"{CATALOG}.{query.uid}.{STATE.get(kind, 'default')}"
+    statement = statements[kind].format(t=table)
+    before = snapshot(query.checkpoint)
+    planned = dry_run(spark, statement)
+    assert snapshot(query.checkpoint) == before
+    added_and_removed = (planned.added, planned.removed)
+    with savepoint_errors():
+        spark.sql(statement)
+    report = last_edit(spark)
+    assert report.committed and (report.written, report.removed) == added_and_removed == (1, 1)
+    assert query.restart(spark) == EDITS[kind].restart
+
+
+def test_merge_clauses_and_casts(spark, private_copy) -> None:
+    """Every clause Spark has: matched update and delete, not matched insert, not matched by
+    source delete; an INT value assigned to a BIGINT column is widened by the policy."""
+    query = private_copy("agg", "rocksdb", CATALOG)
+    table = f"{CATALOG}.agg_0.default"
+    spark.sql(
+        f"MERGE INTO {table} AS t USING (SELECT * FROM VALUES ('alice', 100), ('carol', 0),"
+        " ('dave', 10) AS v(user, n)) AS c ON t.user = c.user"
+        " WHEN MATCHED AND c.n = 0 THEN DELETE"
+        " WHEN MATCHED THEN UPDATE SET count = c.n, sum = c.n * 10"
+        " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (c.user, c.n, c.n * 10)"
+        " WHEN NOT MATCHED BY SOURCE THEN DELETE"
+    )
+    got = sorted(tuple(r) for r in spark.sql(f"SELECT user, count, sum FROM {table}").collect())
+    assert got == [("alice", 100, 1000), ("dave", 10, 100)]
+    assert query.restart(spark) == [
+        {"user": "alice", "cnt": 102, "total": 1008},
+        {"user": "dave", "cnt": 11, "total": 108},
+    ]
