@@ -59,6 +59,7 @@ def test_dry_run_refusals_change_nothing(spark, private_copy, tmp_path) -> None:
     assert snapshot(query.checkpoint) == before
 
 
+@pytest.mark.slow
 def test_dry_run_of_transform_with_state_list_and_timers(spark, private_copy) -> None:
     """List state counts keys (a new list, a longer one); timers count registrations."""
     query = private_copy("tws", "rocksdb", CATALOG)
@@ -73,6 +74,7 @@ def test_dry_run_of_transform_with_state_list_and_timers(spark, private_copy) ->
     assert snapshot(query.checkpoint) == before
 
 
+@pytest.mark.slow
 def test_cli_dry_run_plans_a_script(spark, private_copy, tmp_path, capsys) -> None:
     from spark_savepoint.sql_ext.cli import main
 
