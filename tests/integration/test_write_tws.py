@@ -247,3 +247,34 @@ def test_refused_write_changes_nothing(spark, tws: Copy, statement: str, message
         spark.sql(statement.format(**names))
     assert str(query.checkpoint) in str(error.value)
     assert snapshot(query.checkpoint) == before
+
+
+# ---- UPDATE and MERGE (copy-on-write, like DELETE) ----
+
+
+@pytest.mark.slow
+def test_update_and_merge_on_map_list_and_timers(spark, tws: Copy) -> None:
+    query = tws()
+    spark.sql(f"UPDATE {table('items')} SET count = 50 WHERE user = 'alice' AND item = 'apple'")
+    spark.sql(
+        f"MERGE INTO {table('history')} AS t USING (SELECT 'bob' AS user, 5L AS amount) AS c"
+        " ON t.user = c.user AND t.amount = c.amount WHEN MATCHED THEN DELETE"
+    )  # both of bob's 5s: his list is emptied and its row counter removed
+    spark.sql(
+        f"MERGE INTO {table('timers')} AS t USING (SELECT 'zed' AS user) AS c"
+        " ON t.user = c.user WHEN NOT MATCHED THEN"
+        " INSERT (user, expiration_timestamp_ms) VALUES (c.user, 1704200000000)"
+    )
+    assert [r for r in rows(spark, "items") if r[:2] == ("alice", "apple")] == [
+        ("alice", "apple", 50)
+    ]
+    assert [r for r in rows(spark, "history") if r[0] == "bob"] == []
+    assert ("zed", 1704200000000) in rows(spark, "timers")
+    for name in ("items", "history", "timers"):
+        assert_same_as_spark_reader(spark, query, name)
+    assert_row_counters_match(spark, query)
+    assert len(raw_family(spark, query, "$eventTimers_timestampToKey")) == 4
+    restart(spark, query)  # the query continues from the edited state
+    assert [r for r in rows(spark, "items") if r[:2] == ("alice", "apple")] == [
+        ("alice", "apple", 51)
+    ]

@@ -22,18 +22,23 @@ import scala.runtime.AbstractPartialFunction;
 public final class RowLevelStateCommands extends Rule<LogicalPlan> {
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    if (plan instanceof UpdateTable u && !u.aligned()) {
-      return u.copy(twin(u.table()), u.assignments(), u.condition());
+    if (plan instanceof UpdateTable u) {
+      LogicalPlan target = twin(u.table());
+      return target == u.table() ? plan : u.copy(target, u.assignments(), u.condition());
     }
-    if (plan instanceof MergeIntoTable m && !m.aligned()) {
-      return m.copy(twin(m.targetTable()), m.sourceTable(), m.mergeCondition(),
-          m.matchedActions(), m.notMatchedActions(), m.notMatchedBySourceActions(),
-          m.withSchemaEvolution());
+    if (plan instanceof MergeIntoTable m) {
+      LogicalPlan target = twin(m.targetTable());
+      return target == m.targetTable() ? plan : m.copy(target, m.sourceTable(),
+          m.mergeCondition(), m.matchedActions(), m.notMatchedActions(),
+          m.notMatchedBySourceActions(), m.withSchemaEvolution());
     }
     return plan;
   }
 
-  /** {@code target} with its state table relation (under any aliases) swapped for the twin. */
+  /**
+   * {@code target} with its state table relation (under any aliases) swapped for the twin; the
+   * same object when there is none to swap (already the twin, or another table).
+   */
   private static LogicalPlan twin(LogicalPlan target) {
     return target.transformUp(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
       @Override
