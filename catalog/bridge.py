@@ -175,7 +175,10 @@ def dispose_savepoint(spark: SparkSession, path: str) -> str:
 
 def last_edit(spark: SparkSession) -> dict[str, Any] | None:
     """This driver's last edit as plain values (``batch_id`` None when it committed nothing)."""
-    report = _entry(spark).lastEdit()
+    return _edit_values(_entry(spark).lastEdit())
+
+
+def _edit_values(report: Any) -> dict[str, Any] | None:
     if report is None:
         return None
     batch = int(report.batchId())
@@ -260,8 +263,10 @@ def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -
 def last_dry_run(spark: SparkSession) -> dict[str, Any] | None:
     """This driver's last dry run of an edit as plain values, or None."""
     report = _entry(spark).lastDryRun()
-    if report is None:
-        return None
+    return None if report is None else _dry_run_values(report)
+
+
+def _dry_run_values(report: Any) -> dict[str, Any]:
     return {
         "checkpoint": str(report.checkpoint()),
         "table": str(report.table()),
@@ -277,3 +282,27 @@ def last_dry_run(spark: SparkSession) -> dict[str, Any] | None:
 def forget_dry_run(spark: SparkSession) -> None:
     """Forget the last dry run (so that the next one is known to be new)."""
     _entry(spark).forgetDryRun()
+
+
+def begin_transaction(spark: SparkSession) -> tuple[str, str]:
+    """Open an edit transaction: its id, and the session setting to set to the id."""
+    entry = _entry(spark)
+    return str(entry.beginTransaction()), str(entry.transactionConf())
+
+
+def transaction_plan(spark: SparkSession, transaction: str) -> list[dict[str, Any]]:
+    """Per statement staged in ``transaction``: what it would do, as plain values."""
+    with savepoint_errors():
+        return [_dry_run_values(r) for r in _entry(spark).transactionPlan(transaction)]
+
+
+def commit_transaction(spark: SparkSession, transaction: str) -> dict[str, Any] | None:
+    """Commit ``transaction`` as one batch; what it did (None: it had no statement)."""
+    with savepoint_errors():
+        return _edit_values(_entry(spark).commitTransaction(_jsession(spark), transaction))
+
+
+def rollback_transaction(spark: SparkSession, transaction: str) -> None:
+    """End ``transaction`` without committing; what it staged is removed."""
+    with savepoint_errors():
+        _entry(spark).rollbackTransaction(transaction)

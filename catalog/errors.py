@@ -241,6 +241,19 @@ class SqlParseError(SavepointError):
     error_class = "SAVEPOINT_SQL_PARSE_ERROR"
 
 
+class TransactionConflict(SavepointError):
+    """A statement an edit transaction cannot take: it reads or edits a table an earlier
+    statement of the transaction edited, or edits another checkpoint."""
+
+    error_class = "SAVEPOINT_TRANSACTION_CONFLICT"
+
+
+class TransactionEnded(SavepointError):
+    """A statement or call for an edit transaction that was committed or rolled back."""
+
+    error_class = "SAVEPOINT_TRANSACTION_ENDED"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 
@@ -263,7 +276,7 @@ BY_CLASS: dict[str, type[SavepointError]] = {
         ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
         ConcurrentWrite, WriteFailed, TargetNotEmpty, MovedCheckpoint, BadArguments,
         JvmPieceMissing, PortInUse, RestoreUnsupported, ChecksumMismatch, ReadOnlySavepoint,
-        NotASavepoint, SqlParseError,
+        NotASavepoint, SqlParseError, TransactionConflict, TransactionEnded,
     )
 }  # fmt: skip
 """Every ``SAVEPOINT_*`` class -> its exception type."""

@@ -18,7 +18,7 @@ __path__ = extend_path(__path__, __name__)
 
 from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # noqa: E402
 from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
-from spark_savepoint.sql_ext.dry_run import DryRun, dry_run, split_statements  # noqa: E402
+from spark_savepoint.sql_ext.dry_run import DryRun, dry_run  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
@@ -29,6 +29,8 @@ from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
     take_savepoint,
 )
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402
+from spark_savepoint.sql_ext.statements import split_statements  # noqa: E402
+from spark_savepoint.sql_ext.transaction import Transaction, edit  # noqa: E402
 from spark_savepoint.udfs import group_state_bootstrap  # noqa: E402
 
 __all__ = [
@@ -36,11 +38,13 @@ __all__ = [
     "EditReport",
     "SavepointError",
     "SavepointInfo",
+    "Transaction",
     "attach",
     "catalog_conf",
     "create_savepoint",
     "dispose_savepoint",
     "dry_run",
+    "edit",
     "group_state_bootstrap",
     "last_edit",
     "list_savepoints",

@@ -2,6 +2,7 @@
 
     spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
     spark-savepoint sql <path> (-e SQL | -f FILE) --dry-run
+    spark-savepoint sql <path> (-e SQL | -f FILE) --atomic [--dry-run]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
     spark-savepoint create <target> --like <checkpoint>
@@ -105,8 +106,8 @@ def spark_sql_command(
 
 def _sql(args: argparse.Namespace) -> int:
     check_local(args.paths, args.catalog)
-    if args.dry_run:
-        return _dry_run(args)
+    if args.atomic or args.dry_run:
+        return _in_process(args)
     with scratch() as folder:
         extra = list(args.spark_args)
         paths = list(args.paths)
@@ -127,25 +128,31 @@ def _sql(args: argparse.Namespace) -> int:
         return subprocess.call(command, env=env)
 
 
-def _dry_run(args: argparse.Namespace) -> int:
-    """``sql --dry-run``: the script's writes planned in a local session, nothing written."""
-    from spark_savepoint.sql_ext.dry_run import dry_run_script, split_statements
+def _in_process(args: argparse.Namespace) -> int:
+    """``sql --dry-run`` (each write planned, nothing written) and ``sql --atomic`` (all writes
+    as one batch, or with --dry-run planned as one), run in a local session."""
+    from spark_savepoint.sql_ext.dry_run import dry_run_script
     from spark_savepoint.sql_ext.session import attach
+    from spark_savepoint.sql_ext.statements import split_statements
+    from spark_savepoint.sql_ext.transaction import run_script
 
+    option = "--atomic" if args.atomic else "--dry-run"
     if bool(args.execute) == bool(args.file):
-        raise BadArguments("--dry-run needs the SQL: -e SQL or -f FILE; nothing was run.")
+        raise BadArguments(f"{option} needs the SQL: -e SQL or -f FILE; nothing was run.")
     script = args.execute or Path(args.file).read_text()
     split_statements(script)  # a parse error stops here, before Spark starts
     catalogs = _parse_catalogs(args.paths, args.catalog)
 
-    def plan(spark: SparkSession) -> str:
+    def run(spark: SparkSession) -> str:
         for name, path in catalogs.items():
             attach(spark, path, name)
         if args.force:
             spark.conf.set("spark.savepoint.write.force", "true")
+        if args.atomic:
+            return run_script(spark, script, dry_run=args.dry_run)
         return dry_run_script(spark, script)
 
-    return in_local_session(args, plan)
+    return in_local_session(args, run)
 
 
 def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> str:
@@ -312,6 +319,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--dry-run", action="store_true",
         help="with -e/-f: plan each INSERT/DELETE/UPDATE/MERGE (keys added, changed, removed, "
         "samples) in a local session and write nothing",
+    )  # fmt: skip
+    sql.add_argument(
+        "--atomic", action="store_true",
+        help="with -e/-f: run the script's INSERT/DELETE/UPDATE/MERGE statements in a local "
+        "session as one transaction: one new batch, or none if any fails",
     )  # fmt: skip
     sql.set_defaults(run=_sql, master="local[*]")
 

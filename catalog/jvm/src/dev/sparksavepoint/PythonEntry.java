@@ -14,6 +14,7 @@ import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
+import dev.sparksavepoint.write.EditTransaction;
 import java.util.List;
 import org.apache.spark.sql.classic.SparkSession;
 
@@ -101,6 +102,34 @@ public final class PythonEntry {
   /** Forgets the last dry run: the next {@link #lastDryRun} is a new one, or null. */
   public static void forgetDryRun() {
     DryRunReport.forget();
+  }
+
+  /** Opens an edit transaction; set {@link #transactionConf} to the id to stage writes in it. */
+  public static String beginTransaction() {
+    return EditTransaction.begin();
+  }
+
+  /** The session setting naming the transaction writes are staged in. */
+  public static String transactionConf() {
+    return EditTransaction.CONF;
+  }
+
+  /** Per statement staged so far: what it would add, change, remove (as {@link #lastDryRun}). */
+  public static List<DryRunReport> transactionPlan(String id) {
+    return EditTransaction.of(id).plan();
+  }
+
+  /**
+   * Commits transaction {@code id} as one batch; its report (as {@link #lastEdit}), or null
+   * when it had no statement.
+   */
+  public static EditReport commitTransaction(SparkSession spark, String id) {
+    return EditTransaction.of(id).commit(spark);
+  }
+
+  /** Ends transaction {@code id} without committing; removes what it staged. */
+  public static void rollbackTransaction(String id) {
+    EditTransaction.of(id).rollback();
   }
 
   /** Completes an interrupted edit of {@code path}; one line saying what it did. */

@@ -5,6 +5,7 @@ import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.FlatScan;
 import dev.sparksavepoint.read.StateSource;
+import dev.sparksavepoint.write.EditTransaction;
 import dev.sparksavepoint.write.StateRewrite;
 import dev.sparksavepoint.write.StateWriteBuilder;
 import java.util.HashMap;
@@ -122,12 +123,14 @@ public final class FlatStateTable
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap extra) {
     Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
     merged.putAll(options);
-    ScanBuilder builder = StateSource.scanBuilder(flat.source(), merged);
     FlatScan.ReadFailure failure = new FlatScan.ReadFailure(properties.getOrDefault("checkpoint", "?"),
         properties.getOrDefault("uid", "?"),
         Long.parseLong(properties.getOrDefault("operator_id", "-1")),
         name.substring(name.lastIndexOf('.') + 1),
         Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+    EditTransaction.checkReadable(org.apache.spark.sql.classic.SparkSession.active(),
+        failure.checkpoint(), failure.uid(), failure.operatorId(), failure.state());
+    ScanBuilder builder = StateSource.scanBuilder(flat.source(), merged);
     return () -> new FlatScan(builder.build(), flat, name, failure);
   }
 }

@@ -222,7 +222,8 @@ public final class CheckpointCommit {
     }
   }
 
-  private static void awaitRunningTasks() {
+  /** Waits (at most {@link #TASK_WAIT_MS}) until no task of this application runs. */
+  public static void awaitRunningTasks() {
     SparkContext sc = SparkContext.getOrCreate();
     long deadline = System.currentTimeMillis() + TASK_WAIT_MS;
     while (System.currentTimeMillis() < deadline && runningTasks(sc) > 0) {

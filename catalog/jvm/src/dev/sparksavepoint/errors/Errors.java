@@ -48,7 +48,9 @@ public final class Errors {
       Map.entry("SAVEPOINT_RESTORE_UNSUPPORTED", "0A000"),
       Map.entry("SAVEPOINT_CHECKSUM_MISMATCH", "58030"),
       Map.entry("SAVEPOINT_READ_ONLY_SAVEPOINT", "25006"),
-      Map.entry("SAVEPOINT_NOT_A_SAVEPOINT", "42704"));
+      Map.entry("SAVEPOINT_NOT_A_SAVEPOINT", "42704"),
+      Map.entry("SAVEPOINT_TRANSACTION_CONFLICT", "25000"),
+      Map.entry("SAVEPOINT_TRANSACTION_ENDED", "25000"));
   private static final String DEFAULT_SQL_STATE = "42000";
 
   /**
@@ -376,6 +378,21 @@ public final class Errors {
             + " been interrupted. If that writer has stopped, restart the streaming"
             + " query once (it completes batch " + batchId + " without the edit) or run"
             + " `spark-savepoint recover " + path + " --force`; then edit again.");
+  }
+
+  /** A statement of an edit transaction that the transaction cannot take. */
+  public static RuntimeException transactionConflict(String path, String uid, String state,
+      String why) {
+    return analysis("SAVEPOINT_TRANSACTION_CONFLICT", "Cannot use " + where(path, uid, state)
+        + " in this transaction: " + why + ". The statement changed nothing; the transaction's"
+        + " other statements stay staged.");
+  }
+
+  /** {@code conf} names a transaction that is not open (committed, rolled back, unknown). */
+  public static RuntimeException transactionEnded(String id, String conf) {
+    return analysis("SAVEPOINT_TRANSACTION_ENDED", "Transaction " + id + " (" + conf + ") is not"
+        + " open: it was committed or rolled back, or belongs to another driver. Start a new one"
+        + " (Python: with spark_savepoint.edit(spark) as tx), or RESET " + conf + ".");
   }
 
   public static RuntimeException writeFailed(String path, String what, Exception cause) {

@@ -61,10 +61,10 @@ final class DryRun {
     sample(key, cf, multi ? render(values(reads, key, cf), cf) : render(before, cf), null);
   }
 
-  /** What was recorded, for store partition {@code partition}. */
-  PlannedChanges changes(int partition) {
+  /** What was recorded, for store partition {@code partition}; {@code stagedFile} or null. */
+  PlannedChanges changes(int partition, String stagedFile) {
     return new PlannedChanges(spec.operatorId(), spec.storeName(), partition, added, changed,
-        removed, List.copyOf(samples));
+        removed, List.copyOf(samples), stagedFile);
   }
 
   private void count(boolean isNew, UnsafeRow key, String before, String after) {

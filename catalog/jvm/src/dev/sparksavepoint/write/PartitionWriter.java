@@ -32,7 +32,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.replace = replace;
     this.encoder = encoder.bind();
     this.edits = StateEdits.of(plan);
-    this.store = plan.dryRun()
+    this.store = plan.readOnly()
         ? StatePartition.openDryRun(plan, plan.edited(), partition, plan.editedFamily())
         : StatePartition.open(plan, plan.edited(), partition);
   }
@@ -62,9 +62,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public WriterCommitMessage commit() {
     edits.finish(store, replace, seen);
-    if (!plan.dryRun()) return store.commit();
-    store.abort();
-    return store.plannedChanges();
+    return plan.readOnly() ? store.endReadOnly() : store.commit();
   }
 
   @Override

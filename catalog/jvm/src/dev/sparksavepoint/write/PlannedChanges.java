@@ -7,10 +7,13 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 /**
  * What a dry run found one store partition would get (see {@link StatePartition#openDryRun}):
  * entries added (a key the state does not hold), changed (another value) and removed, and up
- * to {@link #SAMPLES} of them as {@code key: before -> after} lines. Nothing was written.
+ * to {@link #SAMPLES} of them as {@code key: before -> after} lines. Nothing was written to
+ * the state; a statement of an edit transaction staged its changes in {@code stagedFile}
+ * (null otherwise, or when it changes nothing).
  */
 public record PlannedChanges(long operatorId, String storeName, int partition, long added,
-    long changed, long removed, List<String> samples) implements WriterCommitMessage {
+    long changed, long removed, List<String> samples, String stagedFile)
+    implements WriterCommitMessage {
   /** How many changed entries a dry run shows per partition (and in its report). */
   public static final int SAMPLES = 5;
 
@@ -28,6 +31,6 @@ public record PlannedChanges(long operatorId, String storeName, int partition, l
         if (samples.size() < SAMPLES) samples.add(s);
       }
     }
-    return new PlannedChanges(-1, "", -1, added, changed, removed, samples);
+    return new PlannedChanges(-1, "", -1, added, changed, removed, samples, null);
   }
 }

@@ -36,24 +36,28 @@ final class StatePartition implements AutoCloseable {
   /** The store it changes; null in a dry run, which records the changes instead. */
   private final StateStore store;
   private final DryRun dryRun;
+  /** Where a statement of an edit transaction records its changes; else null. */
+  private final StagedEdits staged;
   private long upserted;
   private long removed;
 
   private StatePartition(StoreSpec spec, int partition, StateStoreProvider provider,
-      ReadStateStore reads, StateStore store, DryRun dryRun) {
+      ReadStateStore reads, StateStore store, DryRun dryRun, StagedEdits staged) {
     this.spec = spec;
     this.partition = partition;
     this.provider = provider;
     this.reads = reads;
     this.store = store;
     this.dryRun = dryRun;
+    this.staged = staged;
   }
 
   /**
-   * Version N+1 of {@code spec}'s partition {@code partition}, read-only, for a dry run: the
-   * changes an edit makes are recorded for {@code family} (the edited one; others are Spark's
-   * bookkeeping, e.g. list counters) and reported by {@link #plannedChanges}; nothing is
-   * written.
+   * Version N+1 of {@code spec}'s partition {@code partition}, read-only, for a dry run or a
+   * statement of an edit transaction: the changes an edit makes are counted for {@code family}
+   * (the edited one; others are Spark's bookkeeping, e.g. list counters) and reported by
+   * {@link #endReadOnly}; a transaction's statement also records all of them in the
+   * statement's staging folder ({@link StagedEdits}). Nothing is written to the state.
    */
   static StatePartition openDryRun(WritePlan plan, StoreSpec spec, int partition,
       String family) {
@@ -63,8 +67,10 @@ final class StatePartition implements AutoCloseable {
       ReadStateStore reads = provider.getReadStore(CheckpointLog.stateVersion(plan.batchId()),
           Option.apply(plan.uniqueId(spec, partition)));
       if (spec.families() != null) spec.families().register((StateStore) reads);
+      StagedEdits staged = plan.stagingFolder() == null ? null
+          : StagedEdits.recorder(plan.stagingFolder(), spec, partition, plan.hadoopConf());
       return new StatePartition(spec, partition, provider, reads, null,
-          new DryRun(spec, family));
+          new DryRun(spec, family), staged);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
@@ -92,7 +98,7 @@ final class StatePartition implements AutoCloseable {
     try {
       StateStore store = provider.getStore(version, Option.apply(uniqueId), snapshot, loadEmpty);
       if (spec.families() != null) spec.families().register(store);
-      return new StatePartition(spec, partition, provider, store, store, null);
+      return new StatePartition(spec, partition, provider, store, store, null, null);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
@@ -160,35 +166,55 @@ final class StatePartition implements AutoCloseable {
   }
 
   void put(UnsafeRow key, UnsafeRow value, String cf) {
-    if (dryRun != null) dryRun.set(reads, key, value, cf);
-    else store.put(key, value, cf);
+    if (dryRun != null) {
+      dryRun.set(reads, key, value, cf);
+      if (staged != null) staged.put(key, value, cf);
+    } else {
+      store.put(key, value, cf);
+    }
     upserted++;
   }
 
   /** Appends one value to a list column family ({@code merge}, as ListState.appendValue). */
   void merge(UnsafeRow key, UnsafeRow value, String cf) {
-    if (dryRun != null) dryRun.append(reads, key, List.of(value), cf);
-    else store.merge(key, value, cf);
+    if (dryRun != null) {
+      dryRun.append(reads, key, List.of(value), cf);
+      if (staged != null) staged.append(key, List.of(value), cf);
+    } else {
+      store.merge(key, value, cf);
+    }
     upserted++;
   }
 
   /** Appends values to a list column family ({@code merge}, as ListState.appendList). */
   void mergeList(UnsafeRow key, List<UnsafeRow> values, String cf) {
-    if (dryRun != null) dryRun.append(reads, key, values, cf);
-    else store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+    if (dryRun != null) {
+      dryRun.append(reads, key, values, cf);
+      if (staged != null) staged.append(key, values, cf);
+    } else {
+      store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+    }
     upserted += values.size();
   }
 
   /** Replaces the values of a list column family under {@code key} (as ListState.put). */
   void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
-    if (dryRun != null) dryRun.replaceList(reads, key, values, cf);
-    else store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+    if (dryRun != null) {
+      dryRun.replaceList(reads, key, values, cf);
+      if (staged != null) staged.putList(key, values, cf);
+    } else {
+      store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+    }
     upserted += values.size();
   }
 
   void remove(UnsafeRow key, String cf) {
-    if (dryRun != null) dryRun.remove(reads, key, cf);
-    else store.remove(key, cf);
+    if (dryRun != null) {
+      dryRun.remove(reads, key, cf);
+      if (staged != null) staged.remove(key, cf);
+    } else {
+      store.remove(key, cf);
+    }
     removed++;
   }
 
@@ -201,13 +227,19 @@ final class StatePartition implements AutoCloseable {
         id.isDefined() ? id.get() : null, upserted, removed);
   }
 
-  /** What a dry run recorded ({@link #openDryRun}). */
-  PlannedChanges plannedChanges() {
-    return dryRun.changes(partition);
+  /**
+   * Ends a partition opened by {@link #openDryRun}: what it would change, with the file its
+   * changes are staged in (or null).
+   */
+  PlannedChanges endReadOnly() {
+    String file = staged == null ? null : staged.close();
+    reads.abort();
+    return dryRun.changes(partition, file);
   }
 
-  /** Drops uncommitted changes (no-op after commit). */
+  /** Drops uncommitted changes (no-op after commit), and a staged recording. */
   void abort() {
+    if (staged != null) staged.discard();
     if (store == null) reads.abort();
     else if (!store.hasCommitted()) store.abort();
   }

@@ -32,14 +32,20 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   private final String[] keyColumns;
   private final DataWriterFactory writers;
   private final boolean replace;
-  private CheckpointCommit transaction;
+  /** The transaction the write is a statement of (its changes are staged), or null. */
+  private final EditTransaction transaction;
+  private CheckpointCommit commit;
 
-  /** A write whose rows are clustered by their grouping key and encoded by {@code encoder}. */
-  StateWrite(WritePlan plan, RowEncoder encoder, boolean replace) {
+  /**
+   * A write whose rows are clustered by their grouping key and encoded by {@code encoder};
+   * staged in {@code transaction} when not null.
+   */
+  StateWrite(WritePlan plan, RowEncoder encoder, boolean replace, EditTransaction transaction) {
     this.plan = plan;
     this.keyColumns = encoder.keyColumnNames();
     this.writers = new PartitionWriter.Factory(plan, encoder, replace);
     this.replace = replace;
+    this.transaction = transaction;
   }
 
   @Override
@@ -81,7 +87,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    if (!plan.dryRun()) transaction = CheckpointCommit.begin(plan, description(), false);
+    if (!plan.readOnly()) commit = CheckpointCommit.begin(plan, description(), false);
     return RefusedWrites.wrap(writers, plan);
   }
 
@@ -92,8 +98,15 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   @Override
   public void commit(WriterCommitMessage[] messages) {
     RefusedWrites.check(messages); // Spark then calls abort(messages): the rollback
-    if (plan.dryRun()) {
-      reportDryRun(messages);
+    if (plan.readOnly()) {
+      List<PlannedChanges> planned = plannedChanges(messages);
+      if (transaction != null) {
+        transaction.staged(plan, planned);
+      } else {
+        PlannedChanges total = PlannedChanges.total(planned);
+        DryRunReport.of(plan, table(), total.added(), total.changed(), total.removed(),
+            total.samples());
+      }
       return;
     }
     List<PartitionCommit> commits = new ArrayList<>();
@@ -110,28 +123,29 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
         unchanged(commits);
         return;
       }
-      transaction.finish(commits);
+      commit.finish(commits);
       EditReport.of(plan, table(), commits, true);
     } catch (RuntimeException e) {
-      transaction.rollback();
+      commit.rollback();
       throw e;
     }
   }
 
-  /** A dry run: what the tasks found, and what a replace would empty elsewhere; no batch. */
-  private void reportDryRun(WriterCommitMessage[] messages) {
+  /**
+   * A dry run or a transaction's statement: what the tasks found, and what a replace would
+   * empty in the partitions that got no rows.
+   */
+  private List<PlannedChanges> plannedChanges(WriterCommitMessage[] messages) {
     List<PlannedChanges> planned = new ArrayList<>();
     for (WriterCommitMessage m : messages) {
       if (m instanceof PlannedChanges c) planned.add(c);
     }
     if (replace) planned.addAll(UntouchedPartitions.plannedClears(plan, planned));
-    PlannedChanges total = PlannedChanges.total(planned);
-    DryRunReport.of(plan, table(), total.added(), total.changed(), total.removed(),
-        total.samples());
+    return planned;
   }
 
   private void unchanged(List<PartitionCommit> commits) {
-    transaction.rollback();
+    commit.rollback();
     EditReport.of(plan, table(), commits, false);
   }
 
@@ -141,6 +155,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public void abort(WriterCommitMessage[] messages) {
-    if (transaction != null) transaction.rollback();
+    if (commit != null) commit.rollback();
+    if (transaction != null) transaction.failed(plan);
   }
 }

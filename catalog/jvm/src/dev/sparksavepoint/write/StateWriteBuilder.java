@@ -41,6 +41,8 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
         info.options().getBoolean("force", false));
     RowEncoder encoder = RowEncoder.create(plan, table, info.schema(),
         spark.sessionState().conf().sessionLocalTimeZone());
-    return new StateWrite(plan, encoder, replace);
+    EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
+    if (transaction != null) plan.stageIn(transaction.admit(plan));
+    return new StateWrite(plan, encoder, replace, transaction);
   }
 }

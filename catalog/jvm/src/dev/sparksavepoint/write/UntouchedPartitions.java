@@ -55,9 +55,13 @@ public final class UntouchedPartitions {
       return sc.parallelize(partitions, partitions.size()).map(p -> {
         try (StatePartition store = StatePartition.openDryRun(plan, spec, p,
             plan.editedFamily())) {
-          StateEdits.of(plan).finish(store, true, Set.of());
-          store.abort();
-          return store.plannedChanges();
+          try {
+            StateEdits.of(plan).finish(store, true, Set.of());
+            return store.endReadOnly();
+          } catch (RuntimeException e) {
+            store.abort();
+            throw e;
+          }
         }
       }).collect();
     } finally {

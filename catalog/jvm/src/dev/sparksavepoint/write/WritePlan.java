@@ -79,6 +79,11 @@ public final class WritePlan implements BatchPlan, Serializable {
   private TwsVariable variable;
   /** True for a dry run ({@link #DRY_RUN_CONF}). */
   private boolean dryRun;
+  /**
+   * For a statement of an edit transaction ({@link EditTransaction#CONF}): the folder its
+   * tasks stage their changes in; else null.
+   */
+  private String stagingFolder;
 
   private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
       List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
@@ -114,8 +119,10 @@ public final class WritePlan implements BatchPlan, Serializable {
     long loaded = ckpt.lastCommitted();
     boolean dryRun = Boolean.parseBoolean(
         spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
+    EditTransaction transaction = EditTransaction.active(spark);
     if (ckpt.lastPlanned() > loaded) {
-      if (dryRun || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
+      if (dryRun || transaction != null
+          || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
         throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
             ckpt.lastPlanned());
       }
@@ -309,6 +316,24 @@ public final class WritePlan implements BatchPlan, Serializable {
   /** True when the write only reports what it would change ({@link #DRY_RUN_CONF}). */
   boolean dryRun() {
     return dryRun;
+  }
+
+  /**
+   * The folder a statement of an edit transaction stages its changes in, or null when the
+   * write commits its own batch (or is a dry run).
+   */
+  String stagingFolder() {
+    return stagingFolder;
+  }
+
+  /** Makes the write a statement of an edit transaction staging its changes in {@code folder}. */
+  void stageIn(String folder) {
+    stagingFolder = folder;
+  }
+
+  /** True when the write's tasks only read the state: a dry run, or a transaction's statement. */
+  boolean readOnly() {
+    return dryRun || stagingFolder != null;
   }
 
   /** The column family the write edits ("default", or the variable's own). */

@@ -1,0 +1,290 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.commit.CheckpointCommit;
+import dev.sparksavepoint.commit.DryRunReport;
+import dev.sparksavepoint.commit.EditReport;
+import dev.sparksavepoint.commit.PartitionCommit;
+import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.errors.Errors;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * Several statements, one batch. While the session setting {@value #CONF} names an open
+ * transaction, each INSERT, DELETE, UPDATE or MERGE on a state table runs its checks and its
+ * tasks as usual, but the tasks only read batch N and record the changes they would make
+ * ({@link StagedEdits}) in the transaction's staging folder {@code <checkpoint>/_savepoint-tx-<id>}.
+ * {@link #commit} then claims batch N+1 once, replays every statement's changes onto the stores
+ * of batch N through Spark's providers (one task per changed store partition), carries the
+ * other partitions over and writes commits/N+1 last, exactly like a single edit
+ * ({@link CheckpointCommit}): all statements land as one batch, or none. {@link #rollback},
+ * like a failed commit, removes the staging folder: the checkpoint is as before, byte for byte.
+ *
+ * <p>Every statement reads the state as of batch N: a statement may neither read nor edit a
+ * table an earlier statement of the transaction edited (SAVEPOINT_TRANSACTION_CONFLICT; one
+ * statement, e.g. a MERGE, does both). All statements edit one checkpoint.
+ *
+ * <pre>
+ *   String id = EditTransaction.begin();           // Python: with edit(spark) as tx:
+ *   SET spark.savepoint.write.transaction = id;    //   tx.sql("DELETE FROM ...")
+ *   DELETE FROM savepoint.agg_0.default WHERE ...; //   tx.sql("INSERT INTO ...")
+ *   INSERT INTO savepoint.dedup_1.default ...;
+ *   EditTransaction.of(id).commit(spark);          // on leaving the block
+ * </pre>
+ */
+public final class EditTransaction {
+  /** The session setting naming the transaction the session's writes are staged in. */
+  public static final String CONF = "spark.savepoint.write.transaction";
+
+  private static final Map<String, EditTransaction> OPEN = new ConcurrentHashMap<>();
+
+  private final String id;
+  /** Fixed by the first statement: the checkpoint, its last committed batch N, Hadoop conf. */
+  private String checkpoint;
+  private long batchId = -1;
+  private Configuration hadoopConf;
+  private int statements;
+  /** Admitted statements by edited table ({@link #tableKey}): their number. */
+  private final Map<String, Integer> edited = new HashMap<>();
+  private final List<Staged> staged = new ArrayList<>();
+
+  /** One statement's staged changes: the table it edited and each store partition's. */
+  record Staged(int statement, String uid, String state, long operatorId,
+      List<PlannedChanges> partitions) {
+    String table() {
+      return uid + "." + state;
+    }
+  }
+
+  /** One store partition to commit: its staged files, in statement order. */
+  record Replay(StoreSpec spec, int partition, List<String> files) implements Serializable {}
+
+  private EditTransaction(String id) {
+    this.id = id;
+  }
+
+  /** Opens a transaction; its id is what {@value #CONF} is set to. */
+  public static String begin() {
+    String id = UUID.randomUUID().toString();
+    OPEN.put(id, new EditTransaction(id));
+    return id;
+  }
+
+  /**
+   * The open transaction {@code id}.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_ENDED
+   */
+  public static EditTransaction of(String id) {
+    EditTransaction tx = OPEN.get(id);
+    if (tx == null) throw Errors.transactionEnded(id, CONF);
+    return tx;
+  }
+
+  /** The transaction the session's writes are staged in ({@value #CONF}), or null. */
+  static EditTransaction active(SparkSession spark) {
+    String id = spark.sessionState().conf().getConfString(CONF, "");
+    return id.isEmpty() ? null : of(id);
+  }
+
+  /**
+   * Refuses a read of a table this session's transaction edited: its statements read batch N.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT
+   */
+  public static void checkReadable(SparkSession spark, String checkpoint, String uid,
+      long operatorId, String state) {
+    EditTransaction tx = active(spark);
+    if (tx != null) tx.checkNotEdited(checkpoint, uid, operatorId, state);
+  }
+
+  private synchronized void checkNotEdited(String path, String uid, long operatorId,
+      String state) {
+    Integer earlier = path.equals(checkpoint) ? edited.get(tableKey(operatorId, state)) : null;
+    if (earlier != null) {
+      throw Errors.transactionConflict(path, uid, state, "statement " + earlier + " of this"
+          + " transaction edited it, and a transaction's statements read the state as of batch "
+          + batchId + ". Edit each table once per transaction (one MERGE INTO can update,"
+          + " insert and delete), or commit the transaction first");
+    }
+  }
+
+  /**
+   * Admits the write {@code plan} as the transaction's next statement: it must edit the same
+   * checkpoint at the same batch as the statements before it, and a table none of them edited.
+   * Returns the folder its tasks stage their changes in.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT,
+   *     SAVEPOINT_CONCURRENT_WRITE when the checkpoint moved on since the first statement
+   */
+  synchronized String admit(WritePlan plan) {
+    if (checkpoint == null) {
+      checkpoint = plan.checkpoint();
+      batchId = plan.batchId();
+      hadoopConf = plan.hadoopConf();
+    } else if (!checkpoint.equals(plan.checkpoint())) {
+      throw Errors.transactionConflict(plan.checkpoint(), plan.uid(), plan.state(), "this"
+          + " transaction edits checkpoint '" + checkpoint + "'; a transaction edits one"
+          + " checkpoint. Edit the other one in a transaction of its own");
+    } else if (batchId != plan.batchId()) {
+      throw Errors.concurrentWrite(checkpoint, CheckpointLog.nextBatch(batchId), "batch "
+          + plan.batchId() + " was committed after this transaction began at batch " + batchId);
+    }
+    checkNotEdited(plan.checkpoint(), plan.uid(), plan.edited().operatorId(), plan.state());
+    int statement = ++statements;
+    edited.put(tableKey(plan.edited().operatorId(), plan.state()), statement);
+    return new Path(staging(), Integer.toString(statement)).toString();
+  }
+
+  /** Records what statement {@code plan} staged (its tasks' and clears' changes). */
+  synchronized void staged(WritePlan plan, List<PlannedChanges> partitions) {
+    staged.add(new Staged(statementOf(plan), plan.uid(), plan.state(),
+        plan.edited().operatorId(), List.copyOf(partitions)));
+  }
+
+  /** Forgets a statement that failed and removes what it staged: as if it never ran. */
+  synchronized void failed(WritePlan plan) {
+    edited.remove(tableKey(plan.edited().operatorId(), plan.state()));
+    delete(new Path(plan.stagingFolder()));
+  }
+
+  private static int statementOf(WritePlan plan) {
+    return Integer.parseInt(new Path(plan.stagingFolder()).getName());
+  }
+
+  private static String tableKey(long operatorId, String state) {
+    return operatorId + "/" + state;
+  }
+
+  private Path staging() {
+    return new Path(checkpoint, "_savepoint-tx-" + id);
+  }
+
+  /** Per statement so far: what it would add, change and remove (nothing is written). */
+  public synchronized List<DryRunReport> plan() {
+    List<DryRunReport> reports = new ArrayList<>();
+    for (Staged s : staged) {
+      PlannedChanges total = PlannedChanges.total(s.partitions());
+      reports.add(new DryRunReport(checkpoint, s.table(), CheckpointLog.nextBatch(batchId),
+          total.added(), total.changed(), total.removed(), total.samples()));
+    }
+    return reports;
+  }
+
+  /**
+   * Ends the transaction: commits every statement's changes as batch N+1 (none changed
+   * anything: no batch), then removes the staging folder. On failure nothing is committed.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CONCURRENT_WRITE when the
+   *     checkpoint moved on since the first statement; SAVEPOINT_QUERY_RUNNING/_ALIVE
+   */
+  public synchronized EditReport commit(SparkSession spark) {
+    OPEN.remove(id);
+    try {
+      if (checkpoint == null) return null; // no statement
+      String tables = String.join(", ", staged.stream().map(Staged::table).toList());
+      List<PlannedChanges> changes = new ArrayList<>();
+      for (Staged s : staged) {
+        for (PlannedChanges c : s.partitions()) {
+          if (c.stagedFile() != null) changes.add(c);
+        }
+      }
+      Checkpoint ckpt = Checkpoint.open(checkpoint, hadoopConf);
+      WritePlan plan = WritePlan.carryOver(spark, ckpt, batchId);
+      if (changes.isEmpty()) return EditReport.of(plan, tables, List.of(), false);
+      Staged first = staged.get(0);
+      QueryActivity.check(spark, ckpt, first.uid(), first.state(), false);
+      if (ckpt.lastCommitted() != batchId || ckpt.lastPlanned() != batchId) {
+        throw Errors.concurrentWrite(checkpoint, CheckpointLog.nextBatch(batchId), "batch "
+            + ckpt.lastPlanned() + " was planned or committed after this transaction began"
+            + " at batch " + batchId);
+      }
+      CheckpointCommit commit = CheckpointCommit.begin(plan, "transaction of "
+          + staged.size() + " statements (" + tables + ") as batch "
+          + CheckpointLog.nextBatch(batchId) + " of " + checkpoint, false);
+      try {
+        List<PartitionCommit> commits = replay(plan, changes, tables);
+        commits.addAll(UntouchedPartitions.commit(plan, commits, false));
+        commit.finish(commits);
+        return EditReport.of(plan, tables, commits, true);
+      } catch (RuntimeException e) {
+        commit.rollback();
+        throw e;
+      }
+    } finally {
+      removeStaging();
+    }
+  }
+
+  /** Ends the transaction without committing: removes what its statements staged. */
+  public synchronized void rollback() {
+    OPEN.remove(id);
+    CheckpointCommit.awaitRunningTasks(); // a failed statement's last tasks
+    removeStaging();
+  }
+
+  /** One task per changed store partition: its staged files replayed onto version N+1. */
+  private static List<PartitionCommit> replay(WritePlan plan, List<PlannedChanges> changes,
+      String tables) {
+    Map<String, Replay> items = new LinkedHashMap<>();
+    for (PlannedChanges c : changes) {
+      StoreSpec spec = plan.stores().stream()
+          .filter(s -> s.operatorId() == c.operatorId() && s.storeName().equals(c.storeName()))
+          .findFirst().orElseThrow();
+      items.computeIfAbsent(c.operatorId() + "/" + c.storeName() + "/" + c.partition(),
+          k -> new Replay(spec, c.partition(), new ArrayList<>())).files().add(c.stagedFile());
+    }
+    List<Replay> work = new ArrayList<>(items.values());
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark().sparkContext());
+    sc.setJobDescription("savepoint: commit the transaction editing " + tables);
+    try {
+      return new ArrayList<>(sc.parallelize(work, work.size())
+          .map(item -> replayPartition(plan, item)).collect());
+    } finally {
+      sc.setJobDescription(null);
+    }
+  }
+
+  private static SparkSession spark() {
+    return SparkSession.active();
+  }
+
+  private static PartitionCommit replayPartition(WritePlan plan, Replay item) {
+    try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
+      try {
+        for (String file : item.files()) StagedEdits.replay(file, plan.hadoopConf(), store);
+        return store.commit();
+      } catch (RuntimeException e) {
+        store.abort();
+        throw e;
+      }
+    }
+  }
+
+  private void removeStaging() {
+    if (checkpoint != null) delete(staging());
+  }
+
+  private void delete(Path folder) {
+    try {
+      folder.getFileSystem(hadoopConf).delete(folder, true);
+    } catch (IOException e) {
+      throw Errors.writeFailed(checkpoint, "remove the transaction's staging folder " + folder,
+          e);
+    }
+  }
+}

@@ -1,0 +1,157 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
+
+/**
+ * The changes one statement of an edit transaction ({@link EditTransaction}) makes to one store
+ * partition, recorded in order while the statement runs against the read-only state of batch N
+ * and replayed onto the writable store when the transaction commits. Each change is the
+ * operation the statement would have called on Spark's store, with the key and value rows as
+ * the bytes Spark encoded them to; the file is transient (it lives in the transaction's staging
+ * folder and is removed with it) and is never read by Spark.
+ *
+ * <p>Recording starts the file at the first change: a partition the statement does not change
+ * has no file.
+ */
+final class StagedEdits {
+  private static final byte PUT = 1;
+  private static final byte REMOVE = 2;
+  private static final byte APPEND = 3;
+  private static final byte PUT_LIST = 4;
+
+  private final Path file;
+  private final Configuration conf;
+  private DataOutputStream out;
+
+  private StagedEdits(Path file, Configuration conf) {
+    this.file = file;
+    this.conf = conf;
+  }
+
+  /** A recorder of {@code spec}'s partition {@code partition} into {@code folder}. */
+  static StagedEdits recorder(String folder, StoreSpec spec, int partition, Configuration conf) {
+    return new StagedEdits(new Path(folder, fileName(spec, partition)), conf);
+  }
+
+  /** The file of a store partition: {@code <operator>-<store>-<partition>.edits}. */
+  static String fileName(StoreSpec spec, int partition) {
+    return spec.operatorId() + "-" + spec.storeName() + "-" + partition + ".edits";
+  }
+
+  void put(UnsafeRow key, UnsafeRow value, String cf) {
+    record(PUT, cf, key, List.of(value));
+  }
+
+  void remove(UnsafeRow key, String cf) {
+    record(REMOVE, cf, key, List.of());
+  }
+
+  /** Values appended to a list ({@code merge}/{@code mergeList}). */
+  void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    record(APPEND, cf, key, values);
+  }
+
+  /** A list set to exactly {@code values} ({@code putList}). */
+  void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    record(PUT_LIST, cf, key, values);
+  }
+
+  private void record(byte op, String cf, UnsafeRow key, List<UnsafeRow> values) {
+    try {
+      if (out == null) out = file.getFileSystem(conf).create(file, true); // a retried task's
+      out.writeByte(op);
+      out.writeUTF(cf);
+      writeRow(out, key);
+      out.writeInt(values.size());
+      for (UnsafeRow v : values) writeRow(out, v);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot record staged edits in " + file, e);
+    }
+  }
+
+  /** Ends the recording: the file's path, or null when nothing was recorded. */
+  String close() {
+    if (out == null) return null;
+    try {
+      out.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot record staged edits in " + file, e);
+    }
+    return file.toString();
+  }
+
+  /** Drops the recording (a failed statement): removes the file if it was started. */
+  void discard() {
+    if (out == null) return;
+    try {
+      out.close();
+      file.getFileSystem(conf).delete(file, false);
+    } catch (IOException e) {
+      // the transaction's staging folder goes as a whole when the transaction ends
+    }
+    out = null;
+  }
+
+  /**
+   * Applies the changes recorded in {@code path} to {@code store}, in their order.
+   *
+   * @throws UncheckedIOException when the file cannot be read
+   */
+  static void replay(String path, Configuration conf, StatePartition store) {
+    Path file = new Path(path);
+    try {
+      FileSystem fs = file.getFileSystem(conf);
+      try (DataInputStream in = fs.open(file)) {
+        while (true) {
+          byte op;
+          try {
+            op = in.readByte();
+          } catch (EOFException end) {
+            return;
+          }
+          String cf = in.readUTF();
+          UnsafeRow key = readRow(in);
+          int n = in.readInt();
+          List<UnsafeRow> values = new ArrayList<>(n);
+          for (int i = 0; i < n; i++) values.add(readRow(in));
+          switch (op) {
+            case PUT -> store.put(key, values.get(0), cf);
+            case REMOVE -> store.remove(key, cf);
+            case APPEND -> store.mergeList(key, values, cf);
+            case PUT_LIST -> store.putList(key, values, cf);
+            default -> throw new IOException("unknown staged change " + op);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read staged edits " + file, e);
+    }
+  }
+
+  private static void writeRow(DataOutputStream out, UnsafeRow row) throws IOException {
+    byte[] bytes = row.getBytes();
+    out.writeInt(row.numFields());
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private static UnsafeRow readRow(DataInputStream in) throws IOException {
+    int fields = in.readInt();
+    byte[] bytes = new byte[in.readInt()];
+    in.readFully(bytes);
+    UnsafeRow row = new UnsafeRow(fields);
+    row.pointTo(bytes, bytes.length);
+    return row;
+  }
+}

@@ -1,0 +1,140 @@
+"""Several edits, one batch: the statements of a transaction are checked and run one by one
+(each sees the state as of the checkpoint's last batch N), their changes are staged, and
+leaving the block commits them all as batch N+1, or, on an exception, none::
+
+    from spark_savepoint import edit
+    with edit(spark) as tx:
+        tx.sql("DELETE FROM savepoint.agg_0.default WHERE user = 'bot'")
+        tx.sql("DELETE FROM savepoint.dedup_1.default WHERE user = 'bot'")
+        for planned in tx.plan():          # optional: what the commit will do
+            print(planned.summary)
+    print(tx.report.summary)               # ... committed as batch 8 of '/data/ckpt'
+
+A statement may neither read nor edit a table an earlier statement of the same transaction
+edited (``TransactionConflict``): edit each table once (one MERGE INTO can update, insert
+and delete). ``edit(spark, dry_run=True)`` plans the statements and commits nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import BadArguments, TransactionEnded
+from spark_savepoint.sql_ext.dry_run import DryRun
+from spark_savepoint.sql_ext.edits import EditReport
+from spark_savepoint.sql_ext.statements import WRITES, one_write, parse_script, setting
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+class Transaction:
+    """An open edit transaction of one session (see :func:`edit`)."""
+
+    def __init__(self, spark: SparkSession) -> None:
+        self.spark = spark
+        self.id, self._conf = bridge.begin_transaction(spark)
+        self.open = True
+        self.statements: list[str] = []
+        self.report: EditReport | None = None
+        """What the commit did (set when the transaction committed)."""
+
+    def sql(self, statement: str) -> None:
+        """Stage one INSERT, INSERT OVERWRITE, DELETE, UPDATE or MERGE INTO on a state table of
+        a savepoint catalog: its checks and tasks run now, its changes land at the commit.
+
+        Raises:
+            BadArguments: not one write into a state table; nothing was run.
+            SavepointError: what the write refuses (``TransactionConflict``, ``DuplicateKey``,
+                ...); the transaction stays as it was before the statement.
+        """
+        self._check_open()
+        one_write(self.spark, statement, "a transaction")
+        with bridge.savepoint_errors(), setting(self.spark, self._conf, self.id):
+            self.spark.sql(statement)
+        self.statements.append(statement)
+
+    def plan(self) -> list[DryRun]:
+        """Per staged statement: the entries it adds, changes and removes, with samples."""
+        self._check_open()
+        return [DryRun(**p) for p in bridge.transaction_plan(self.spark, self.id)]
+
+    def commit(self) -> EditReport | None:
+        """Commit every staged statement as one new batch (none when nothing changed); what
+        it did, or None when no statement ran."""
+        self._check_open()
+        self.open = False
+        values = bridge.commit_transaction(self.spark, self.id)
+        self.report = None if values is None else EditReport(**values)
+        return self.report
+
+    def rollback(self) -> None:
+        """End the transaction without committing; the checkpoint stays as it was."""
+        if self.open:
+            self.open = False
+            bridge.rollback_transaction(self.spark, self.id)
+
+    def _check_open(self) -> None:
+        if not self.open:
+            raise TransactionEnded(
+                f"transaction {self.id} was committed or rolled back; start a new one with"
+                " edit(spark)."
+            )
+
+
+@contextmanager
+def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]:
+    """A transaction of edits on one checkpoint, committed as one batch when the block ends
+    normally and rolled back when it raises (or, with ``dry_run``, always rolled back: use
+    ``tx.plan()`` inside the block to see what it would do)."""
+    tx = Transaction(spark)
+    try:
+        yield tx
+    except BaseException:
+        tx.rollback()
+        raise
+    if dry_run:
+        tx.rollback()
+    elif tx.open:
+        tx.commit()
+
+
+def run_script(spark: SparkSession, script: str, *, dry_run: bool = False) -> str:
+    """Every write of a SQL script in one transaction, as text for a terminal: each statement
+    and what it changes, then the commit (or, with ``dry_run``, nothing written). The script is
+    parsed first and must hold only writes into state tables (and ``USE``); a parse error
+    names its line and column before anything runs.
+
+    Raises:
+        SqlParseError, BadArguments: the script does not parse, or holds other statements.
+        SavepointError: a statement or the commit failed; nothing was committed.
+    """
+    from sqlglot import exp
+
+    parsed = parse_script(script)
+    for statement in parsed:
+        if not isinstance(statement, (*WRITES, exp.Use)):
+            raise BadArguments(
+                f"--atomic takes INSERT, DELETE, UPDATE, MERGE and USE statements, not"
+                f" {statement.sql('spark')!r}; nothing was run."
+            )
+    lines: list[str] = []
+    with edit(spark, dry_run=dry_run) as tx:
+        for statement in parsed:
+            text = statement.sql(dialect="spark")
+            if isinstance(statement, exp.Use):
+                spark.sql(text)
+            else:
+                tx.sql(text)
+        for number, planned in enumerate(tx.plan(), start=1):
+            lines.append(f"{number}. {tx.statements[number - 1]}")
+            lines.append(f"  {planned.summary}")
+            lines += [f"    {sample}" for sample in planned.samples]
+    if dry_run:
+        lines.append("dry run: nothing was written")
+    elif tx.report is not None:
+        lines.append(tx.report.summary)
+    return "\n".join(lines)

@@ -1,0 +1,226 @@
+"""Several statements, one batch: ``with edit(spark) as tx`` and ``sql --atomic`` stage every
+statement's changes (its own checks and tasks run at once, against the last batch N) and commit
+them together as batch N+1, or, when a statement or the commit fails, commit nothing and leave
+the folder byte-identical. The query used has two stateful operators: ``dedup_1`` (by event_id)
+feeding ``agg_0`` (count and sum per user)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from spark_savepoint import attach, edit, last_edit, savepoint_errors
+from spark_savepoint.catalog.errors import (
+    BadArguments,
+    ConcurrentWrite,
+    DuplicateKey,
+    SqlParseError,
+    TransactionConflict,
+    TransactionEnded,
+)
+from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.streaming_queries import StreamingQuery, build
+
+CATALOG = "tx"
+AGG = f"{CATALOG}.agg_0.default"
+DEDUP = f"{CATALOG}.dedup_1.default"
+FORGET_ALICE = (
+    f"DELETE FROM {AGG} WHERE user = 'alice'",
+    f"DELETE FROM {DEDUP} WHERE event_id = 3",
+)
+"""Forget alice's totals and that event 3 was seen: after a restart, the retransmitted event 3
+counts again, and alice's totals start from it."""
+RESTART_AFTER_FORGET = [
+    {"user": "alice", "cnt": 2, "total": 8},
+    {"user": "dave", "cnt": 1, "total": 8},
+]
+
+
+@pytest.fixture(scope="module")
+def two_operators(spark, tmp_path_factory) -> dict[str, StreamingQuery]:
+    """The dedup-then-aggregate query on both providers, built once for this module."""
+    cache = os.environ.get("SPARK_SAVEPOINT_TEST_CACHE")
+    root = Path(cache) if cache else tmp_path_factory.mktemp("two-operators")
+    queries = {}
+    for provider in ("hdfs", "rocksdb"):
+        folder = root / f"dedup_agg-{provider}"
+        if cache and (folder / "checkpoint" / "commits" / "1").exists():
+            queries[provider] = StreamingQuery("dedup_agg", provider, folder)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            queries[provider] = build(spark, "dedup_agg", provider, folder)
+    return queries
+
+
+@pytest.fixture()
+def query_copy(spark, two_operators, tmp_path):
+    """``query_copy(provider)``: a private copy of the two-operator query, attached as ``tx``."""
+
+    def make(provider: str) -> StreamingQuery:
+        query = two_operators[provider].copy(tmp_path / provider)
+        attach(spark, str(query.checkpoint), CATALOG)
+        return query
+
+    return make
+
+
+def without_staging(files: dict[str, str]) -> dict[str, str]:
+    """A folder snapshot without the transactions' staging folders."""
+    return {path: digest for path, digest in files.items() if "_savepoint-tx-" not in path}
+
+
+def rows(spark, table: str) -> list[tuple]:
+    return sorted(tuple(r)[:-1] for r in spark.table(table).collect())  # without partition_id
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_two_operators_edited_as_one_batch(spark, query_copy, provider: str) -> None:
+    query = query_copy(provider)
+    batch = last_batch(query.checkpoint)
+    with edit(spark) as tx:
+        for statement in FORGET_ALICE:
+            tx.sql(statement)
+        planned = tx.plan()
+        assert [(p.table, p.removed, p.samples) for p in planned] == [
+            ("agg_0.default", 1, ["[alice]: [2,17] -> (removed)"]),
+            ("dedup_1.default", 1, ["[3]: [null] -> (removed)"]),
+        ]
+        assert last_batch(query.checkpoint) == batch  # staged, not committed
+    assert (tx.report.batch_id, tx.report.removed) == (batch + 1, 2)
+    assert last_batch(query.checkpoint) == batch + 1
+    assert not list(query.checkpoint.glob("_savepoint-tx-*"))
+    assert rows(spark, AGG) == [("bob", 1, 5), ("carol", 1, 3)]
+    assert query.restart(spark) == RESTART_AFTER_FORGET
+
+
+def test_a_failing_statement_commits_nothing(spark, query_copy) -> None:
+    query = query_copy("rocksdb")
+    before = snapshot(query.checkpoint)
+    with pytest.raises(DuplicateKey), edit(spark) as tx:
+        tx.sql(FORGET_ALICE[0])
+        tx.sql(f"INSERT INTO {DEDUP} VALUES (9), (9)")
+    assert not tx.open
+    assert snapshot(query.checkpoint) == before
+
+    with pytest.raises(RuntimeError, match="changed my mind"), edit(spark) as tx:
+        tx.sql(FORGET_ALICE[0])
+        raise RuntimeError("changed my mind")
+    assert snapshot(query.checkpoint) == before
+    with pytest.raises(TransactionEnded):
+        tx.sql(FORGET_ALICE[1])
+
+
+def test_conflicting_statements_are_refused_and_the_rest_commits(
+    spark, query_copy, checkpoints, tmp_path
+) -> None:
+    """A statement may not edit or read a table an earlier one edited, nor another checkpoint;
+    the refused statement changes nothing and the transaction goes on."""
+    query = query_copy("rocksdb")
+    other = checkpoints[("agg", "hdfs")].copy(tmp_path / "other")
+    attach(spark, str(other.checkpoint), "tx_other")
+    other_before = snapshot(other.checkpoint)
+    batch = last_batch(query.checkpoint)
+    with edit(spark) as tx:
+        tx.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1)")
+        with pytest.raises(TransactionConflict, match="statement 1 of this transaction edited"):
+            tx.sql(f"INSERT INTO {AGG} VALUES ('ann', 1, 1)")
+        with pytest.raises(TransactionConflict, match="agg_0.default"):
+            tx.sql(f"UPDATE {AGG} SET count = 5 WHERE user = 'zed'")
+        with pytest.raises(TransactionConflict, match="agg_0.default"):
+            tx.sql(f"INSERT INTO {DEDUP} SELECT length(user) FROM {AGG}")
+        with pytest.raises(TransactionConflict, match="edits checkpoint"):
+            tx.sql("INSERT INTO tx_other.agg_0.default VALUES ('zed', 1, 1)")
+        with pytest.raises(BadArguments, match="one INSERT, DELETE, UPDATE or MERGE"):
+            tx.sql(f"SELECT * FROM {AGG}")
+        tx.sql(f"INSERT INTO {DEDUP} VALUES (99)")
+    assert last_batch(query.checkpoint) == batch + 1
+    assert ("zed", 1, 1) in rows(spark, AGG)
+    assert (99,) in rows(spark, DEDUP)
+    assert snapshot(other.checkpoint) == other_before
+
+
+def test_a_commit_after_another_edit_is_a_concurrent_write(spark, query_copy) -> None:
+    query = query_copy("hdfs")
+    with pytest.raises(ConcurrentWrite), savepoint_errors(), edit(spark) as tx:
+        tx.sql(FORGET_ALICE[0])
+        spark.sql(f"INSERT INTO {DEDUP} VALUES (77)")  # commits its own batch meanwhile
+        after_other = without_staging(snapshot(query.checkpoint))
+    assert snapshot(query.checkpoint) == after_other
+    assert ("alice", 2, 17) in rows(spark, AGG)
+
+
+def test_dry_run_transaction_plans_and_writes_nothing(spark, query_copy) -> None:
+    query = query_copy("rocksdb")
+    before = snapshot(query.checkpoint)
+    with edit(spark, dry_run=True) as tx:
+        tx.sql(f"MERGE INTO {AGG} t USING (SELECT 'alice' AS user) s ON t.user = s.user"
+               " WHEN MATCHED THEN UPDATE SET count = 0")  # fmt: skip
+        tx.sql(FORGET_ALICE[1])
+        assert [(p.changed, p.removed) for p in tx.plan()] == [(1, 0), (0, 1)]
+    assert tx.report is None and not tx.open
+    assert snapshot(query.checkpoint) == before
+
+
+@pytest.mark.slow
+def test_transform_with_state_variables_of_one_store_in_one_batch(spark, private_copy) -> None:
+    """Two tables of one transformWithState store (a list variable and the timers): their
+    changes are replayed onto the store's one new version."""
+    query = private_copy("tws", "rocksdb", CATALOG)
+    batch = last_batch(query.checkpoint)
+    with edit(spark) as tx:
+        tx.sql(f"INSERT INTO {CATALOG}.tws_0.history VALUES ('zed', 9)")
+        tx.sql(f"INSERT INTO {CATALOG}.tws_0.timers VALUES ('zed', 1704200000000)")
+    assert tx.report.batch_id == batch + 1 and last_batch(query.checkpoint) == batch + 1
+    history = spark.table(f"{CATALOG}.tws_0.history").where("user = 'zed'").collect()
+    timers = spark.table(f"{CATALOG}.tws_0.timers").where("user = 'zed'").collect()
+    assert [r[1] for r in history] == [9]
+    assert len(timers) == 1
+    emitted = query.restart(spark)  # the query loads the new version and runs on
+    assert {row["user"] for row in emitted} == {"alice", "dave"}
+
+
+@pytest.mark.slow
+def test_cli_atomic_script(spark, two_operators, tmp_path, capsys) -> None:
+    from spark_savepoint.sql_ext.cli import main
+
+    query = two_operators["rocksdb"].copy(tmp_path / "cli")
+    before = snapshot(query.checkpoint)
+    batch = last_batch(query.checkpoint)
+    script = tmp_path / "fix.sql"
+    script.write_text(
+        "USE savepoint;\n"
+        "DELETE FROM agg_0.default WHERE user = 'alice';\n"
+        "DELETE FROM dedup_1.default WHERE event_id = 3;\n"
+    )
+    args = ["sql", str(query.checkpoint), "-f", str(script), "--atomic"]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "1. DELETE FROM agg_0.default WHERE user = 'alice'" in out
+    assert "    [3]: [null] -> (removed)" in out and "dry run: nothing was written" in out
+    assert snapshot(query.checkpoint) == before
+
+    assert main(args) == 0
+    assert f"committed as batch {batch + 1}" in capsys.readouterr().out
+    assert last_batch(query.checkpoint) == batch + 1
+    assert last_edit(spark).removed == 2
+
+    after = snapshot(query.checkpoint)
+    script.write_text("DELETE FROM agg_0.default WHERE user = 'bob';\nSELECT 1;\n")
+    assert main(["sql", str(query.checkpoint), "-e", script.read_text(), "--atomic"]) == 1
+    assert "--atomic takes INSERT, DELETE, UPDATE, MERGE and USE" in capsys.readouterr().err
+    script.write_text("DELETE FROM agg_0.default WHERE user = 'bob';\nINSERT INTO x VALUES (1")
+    assert main([*args]) == 1
+    assert "[SAVEPOINT_SQL_PARSE_ERROR] line 2" in capsys.readouterr().err
+    assert snapshot(query.checkpoint) == after
+    assert query.restart(spark) == RESTART_AFTER_FORGET
+
+
+def test_parse_error_names_line_and_column(spark) -> None:
+    from spark_savepoint.sql_ext.transaction import run_script
+
+    with pytest.raises(SqlParseError, match="line 1, column"):
+        run_script(spark, "DELETE FROM tx.agg_0.default WHERE (")
