@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,27 +41,32 @@ RESTART_AFTER_FORGET = [
 
 
 @pytest.fixture(scope="module")
-def two_operators(spark, tmp_path_factory) -> dict[str, StreamingQuery]:
-    """The dedup-then-aggregate query on both providers, built once for this module."""
+def two_operators(spark, tmp_path_factory) -> Callable[[str], StreamingQuery]:
+    """``two_operators(provider)``: the dedup-then-aggregate query, built once per provider
+    for this module when first asked for."""
     cache = os.environ.get("SPARK_SAVEPOINT_TEST_CACHE")
     root = Path(cache) if cache else tmp_path_factory.mktemp("two-operators")
-    queries = {}
-    for provider in ("hdfs", "rocksdb"):
-        folder = root / f"dedup_agg-{provider}"
-        if cache and (folder / "checkpoint" / "commits" / "1").exists():
-            queries[provider] = StreamingQuery("dedup_agg", provider, folder)
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
-            queries[provider] = build(spark, "dedup_agg", provider, folder)
-    return queries
+    queries: dict[str, StreamingQuery] = {}
+
+    def get(provider: str) -> StreamingQuery:
+        if provider not in queries:
+            folder = root / f"dedup_agg-{provider}"
+            if cache and (folder / "checkpoint" / "commits" / "1").exists():
+                queries[provider] = StreamingQuery("dedup_agg", provider, folder)
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
+                queries[provider] = build(spark, "dedup_agg", provider, folder)
+        return queries[provider]
+
+    return get
 
 
 @pytest.fixture()
-def query_copy(spark, two_operators, tmp_path):
+def query_copy(spark, two_operators, tmp_path) -> Callable[[str], StreamingQuery]:
     """``query_copy(provider)``: a private copy of the two-operator query, attached as ``tx``."""
 
     def make(provider: str) -> StreamingQuery:
-        query = two_operators[provider].copy(tmp_path / provider)
+        query = two_operators(provider).copy(tmp_path / provider)
         attach(spark, str(query.checkpoint), CATALOG)
         return query
 
@@ -143,6 +149,7 @@ def test_conflicting_statements_are_refused_and_the_rest_commits(
     assert snapshot(other.checkpoint) == other_before
 
 
+@pytest.mark.slow
 def test_a_commit_after_another_edit_is_a_concurrent_write(spark, query_copy) -> None:
     query = query_copy("hdfs")
     with pytest.raises(ConcurrentWrite), savepoint_errors(), edit(spark) as tx:
@@ -153,6 +160,7 @@ def test_a_commit_after_another_edit_is_a_concurrent_write(spark, query_copy) ->
     assert ("alice", 2, 17) in rows(spark, AGG)
 
 
+@pytest.mark.slow
 def test_dry_run_transaction_plans_and_writes_nothing(spark, query_copy) -> None:
     query = query_copy("rocksdb")
     before = snapshot(query.checkpoint)
@@ -187,7 +195,7 @@ def test_transform_with_state_variables_of_one_store_in_one_batch(spark, private
 def test_cli_atomic_script(spark, two_operators, tmp_path, capsys) -> None:
     from spark_savepoint.sql_ext.cli import main
 
-    query = two_operators["rocksdb"].copy(tmp_path / "cli")
+    query = two_operators("rocksdb").copy(tmp_path / "cli")
     before = snapshot(query.checkpoint)
     batch = last_batch(query.checkpoint)
     script = tmp_path / "fix.sql"

@@ -11,7 +11,9 @@ statement:
 * ``upsert``: ``<keys>`` new users (``k0``, ``k1``, ...) plus ``alice`` with count 100 and sum
   1000, so that a leaked edit shows in the restarted query's output;
 * ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back;
-* ``restore``: restores the checkpoint (a savepoint) into ``<target>`` onto 8 partitions.
+* ``restore``: restores the checkpoint (a savepoint) into ``<target>`` onto 8 partitions;
+* ``transaction``: the upsert as the one statement of an edit transaction (``edit``): the
+  halt comes in the transaction's commit.
 
 Prints ``written`` (or the error class) when the statement ends without reaching the point.
 The test's process started this driver before the checkpoint existed; it knows no query runs
@@ -25,7 +27,7 @@ import sys
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
-from spark_savepoint import attach, restore_savepoint, session  # noqa: E402
+from spark_savepoint import attach, edit, restore_savepoint, session  # noqa: E402
 from spark_savepoint.catalog import bridge  # noqa: E402
 
 CATALOG = "crash"
@@ -61,6 +63,10 @@ def main(keys: int) -> None:
     try:
         if kind == "restore":
             restore_savepoint(spark, checkpoint, target[0], partitions=8)
+        elif kind == "transaction":
+            attach(spark, checkpoint, CATALOG)
+            with edit(spark) as tx:
+                tx.sql(statement("upsert", keys))
         else:
             attach(spark, checkpoint, CATALOG)
             spark.sql(statement(kind, keys))

@@ -15,6 +15,9 @@ the last committed batch and b = N+1, the points, in the order the write reaches
 * ``rolled-back-state``: a write that failed in its tasks (a duplicate key) has removed the
   state files it created but not yet released its claim (offsets/b, the claim file).
 
+Two cases run the upsert as an edit transaction (``edit``), whose commit goes through the same
+points after its statements were staged.
+
 After the halt: (a) the catalog reads batch N without the edit, or batch b with all of it; (b)
 the real query restarts with new input and continues from that state; (c) on a copy taken
 right after the halt, a new write succeeds at once (the interrupted edit's writer is gone, so
@@ -31,7 +34,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach, restore_savepoint, savepoint_errors, take_savepoint
+from spark_savepoint import attach, edit, restore_savepoint, savepoint_errors, take_savepoint
 from spark_savepoint.catalog.errors import TargetNotEmpty
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch, snapshot
@@ -44,12 +47,14 @@ TABLE = f"{CATALOG}.agg_0.default"
 KEYS = 2_000
 """New keys of the halted upsert."""
 CASES = [
-    ("hdfs", "claimed"),
-    ("hdfs", "state"),
-    ("hdfs", "committed"),
-    ("rocksdb", "planned"),
-    ("rocksdb", "state-committed"),
-    ("rocksdb", "rolled-back-state"),
+    ("hdfs", "claimed", "upsert"),
+    ("hdfs", "state", "upsert"),
+    ("hdfs", "committed", "upsert"),
+    ("rocksdb", "planned", "upsert"),
+    ("rocksdb", "state-committed", "upsert"),
+    ("rocksdb", "rolled-back-state", "duplicate"),
+    ("hdfs", "state-committed", "transaction"),
+    ("rocksdb", "state", "transaction"),
 ]
 STATE_BEFORE = [("alice", 2, 17), ("bob", 2, 10), ("carol", 1, 3)]
 """The query's state after its two default batches (user, count, sum)."""
@@ -74,6 +79,11 @@ def claims(checkpoint: Path, batch: int) -> list[Path]:
     return sorted((checkpoint / "_savepoint" / "edits").glob(f"{batch}.*.json"))
 
 
+def staging_folders(checkpoint: Path) -> list[Path]:
+    """The staging folders of edit transactions in ``checkpoint``."""
+    return list(checkpoint.glob("_savepoint-tx-*"))
+
+
 # ---- the halting writer ----
 
 
@@ -91,14 +101,14 @@ class Writer:
             process = start_program("crash_write", str(KEYS), cwd=workdir, stderr=stderr)
         return cls(process, log)
 
-    def halt_at(self, checkpoint: Path, point: str, statement: str | None = None) -> None:
-        """Runs the write on ``checkpoint`` (or ``statement``, e.g. ``restore <target>``, see
-        ``support/crash_write.py``) and waits until the JVM halted at ``point``."""
+    def halt_at(self, checkpoint: Path, point: str, statement: str) -> None:
+        """Runs ``statement`` (``upsert``, ``duplicate``, ``transaction``, ``restore <target>``,
+        see ``support/crash_write.py``) on ``checkpoint`` and waits until the JVM halted at
+        ``point``."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         assert stdout.readline().strip() == "ready", self.log.read_text()[-2000:]
-        kind = statement or ("duplicate" if point == "rolled-back-state" else "upsert")
-        stdin.write(f"{checkpoint} {point} {kind}\n")
+        stdin.write(f"{checkpoint} {point} {statement}\n")
         stdin.flush()
         out, _ = self.process.communicate(timeout=300)
         log = self.log.read_text()
@@ -133,9 +143,11 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
 # ---- the checks ----
 
 
-@pytest.mark.parametrize(("provider", "point"), CASES, ids=[f"{p}-{x}" for p, x in CASES])
+@pytest.mark.parametrize(
+    ("provider", "point", "statement"), CASES, ids=["-".join(case) for case in CASES]
+)
 def test_halted_write_leaves_a_restartable_checkpoint(
-    spark, writers, tmp_path: Path, provider: str, point: str
+    spark, writers, tmp_path: Path, provider: str, point: str, statement: str
 ) -> None:
     writer = writers()
     query = build(spark, "agg", provider, tmp_path / "query")  # a copy of the session fixture
@@ -143,7 +155,7 @@ def test_halted_write_leaves_a_restartable_checkpoint(
     # the query's own input folder
     n = last_batch(query.checkpoint)
     try:
-        writer.halt_at(query.checkpoint, point)
+        writer.halt_at(query.checkpoint, point, statement)
     finally:
         writer.stop()
     whole = point == "committed"
@@ -163,9 +175,13 @@ def test_halted_write_leaves_a_restartable_checkpoint(
     if not whole:
         assert rows(spark) == STATE_RESTARTED
 
-    # (c) a write straight after the halt; the restarted query continues from it
+    # (c) a write straight after the halt; the restarted query continues from it. After a
+    # halted transaction, the next transaction also removes the staging folder it left.
     attach(spark, str(retry_first.checkpoint), CATALOG)
-    spark.sql(DAVE)
+    assert bool(staging_folders(retry_first.checkpoint)) == (statement == "transaction")
+    with edit(spark) as tx:
+        tx.sql(DAVE)
+    assert not staging_folders(retry_first.checkpoint)
     expected_before = [("alice", 100, 1000), *STATE_BEFORE[1:]] if whole else STATE_BEFORE
     assert rows(spark) == [*expected_before, ("dave", 10, 100)]
     retry_first.add_input(restart_rows("agg"))

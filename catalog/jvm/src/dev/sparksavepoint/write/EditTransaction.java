@@ -8,6 +8,7 @@ import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.io.Serializable;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
@@ -27,7 +29,8 @@ import org.apache.spark.sql.classic.SparkSession;
  * Several statements, one batch. While the session setting {@value #CONF} names an open
  * transaction, each INSERT, DELETE, UPDATE or MERGE on a state table runs its checks and its
  * tasks as usual, but the tasks only read batch N and record the changes they would make
- * ({@link StagedEdits}) in the transaction's staging folder {@code <checkpoint>/_savepoint-tx-<id>}.
+ * ({@link StagedEdits}) in the transaction's staging folder {@code <checkpoint>/_savepoint-tx-<id>}
+ * ({@link StagingFolders}; one a killed driver left is removed by the next transaction).
  * {@link #commit} then claims batch N+1 once, replays every statement's changes onto the stores
  * of batch N through Spark's providers (one task per changed store partition), carries the
  * other partitions over and writes commits/N+1 last, exactly like a single edit
@@ -136,6 +139,7 @@ public final class EditTransaction {
       checkpoint = plan.checkpoint();
       batchId = plan.batchId();
       hadoopConf = plan.hadoopConf();
+      makeStaging();
     } else if (!checkpoint.equals(plan.checkpoint())) {
       throw Errors.transactionConflict(plan.checkpoint(), plan.uid(), plan.state(), "this"
           + " transaction edits checkpoint '" + checkpoint + "'; a transaction edits one"
@@ -170,8 +174,24 @@ public final class EditTransaction {
     return operatorId + "/" + state;
   }
 
+  /**
+   * Makes the staging folder (recording this driver as its writer), after removing those of
+   * transactions whose driver was killed.
+   */
+  private void makeStaging() {
+    try {
+      FileSystem fs = staging().getFileSystem(hadoopConf);
+      StagingFolders.removeAbandoned(fs, new Path(checkpoint));
+      StagingFolders.create(fs, staging());
+    } catch (IOException e) {
+      String path = checkpoint;
+      checkpoint = null;
+      throw Errors.writeFailed(path, "make the transaction's staging folder", e);
+    }
+  }
+
   private Path staging() {
-    return new Path(checkpoint, "_savepoint-tx-" + id);
+    return new Path(checkpoint, StagingFolders.PREFIX + id);
   }
 
   /** Per statement so far: what it would add, change and remove (nothing is written). */
