@@ -119,10 +119,9 @@ public final class WritePlan implements BatchPlan, Serializable {
     long loaded = ckpt.lastCommitted();
     boolean dryRun = Boolean.parseBoolean(
         spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
-    EditTransaction transaction = EditTransaction.active(spark);
     if (ckpt.lastPlanned() > loaded) {
-      if (dryRun || transaction != null
-          || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
+      // a transaction's statement completes it too (then the transaction starts from it)
+      if (dryRun || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
         throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
             ckpt.lastPlanned());
       }
