@@ -220,8 +220,8 @@ REFUSED = [
     (
         "join",
         "hdfs",
-        "DELETE FROM wr.join_0.left WHERE true",
-        r"SAVEPOINT_READ_ONLY_STATE.*join_0\.left.*read-only for now",
+        "DELETE FROM wr.join_0.right_keyWithIndexToValue WHERE true",
+        r"SAVEPOINT_READ_ONLY_STATE.*join_0\.right_keyWithIndexToValue.*write the join side",
     ),
 ]
 

@@ -1,7 +1,10 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.errors.Errors;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -25,6 +28,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private final StateEdits edits;
   private final Set<UnsafeRow> seen = new HashSet<>();
   private final StatePartition store;
+  /** A join side's {@code keyToNumValues} partition, kept consistent with {@link #store}. */
+  private final StatePartition counts;
 
   PartitionWriter(WritePlan plan, RowEncoder encoder, boolean replace, int partition) {
     this.plan = plan;
@@ -32,9 +37,30 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.replace = replace;
     this.encoder = encoder.bind();
     this.edits = StateEdits.of(plan);
-    this.store = plan.readOnly()
-        ? StatePartition.openDryRun(plan, plan.edited(), partition, plan.editedFamily())
-        : StatePartition.open(plan, plan.edited(), partition);
+    this.store = open(plan, plan.edited(), partition, plan.editedFamily());
+    if (plan.joinCounts() == null) {
+      this.counts = null;
+    } else {
+      StatePartition second;
+      try {
+        second = open(plan, plan.joinCounts(), partition, COUNTED_NOWHERE);
+      } catch (RuntimeException e) {
+        store.abort();
+        store.close();
+        throw e;
+      }
+      this.counts = second;
+      edits.attach(second);
+    }
+  }
+
+  /** A family name no store has: a dry run counts the changes of the edited store only. */
+  private static final String COUNTED_NOWHERE = "";
+
+  /** A store partition, read-only for a dry run or a transaction's statement. */
+  static StatePartition open(WritePlan plan, StoreSpec spec, int partition, String family) {
+    return plan.readOnly() ? StatePartition.openDryRun(plan, spec, partition, family)
+        : StatePartition.open(plan, spec, partition);
   }
 
   @Override
@@ -62,17 +88,37 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public WriterCommitMessage commit() {
     edits.finish(store, replace, seen);
-    return plan.readOnly() ? store.endReadOnly() : store.commit();
+    WriterCommitMessage edited = end(store);
+    return counts == null ? edited : new TaskMessages(List.of(edited, end(counts)));
+  }
+
+  private WriterCommitMessage end(StatePartition partition) {
+    return plan.readOnly() ? partition.endReadOnly() : partition.commit();
   }
 
   @Override
   public void abort() {
     store.abort();
+    if (counts != null) counts.abort();
   }
 
   @Override
   public void close() {
     store.close();
+    if (counts != null) counts.close();
+  }
+
+  /** What a task that commits two store partitions (a join side's) reports. */
+  record TaskMessages(List<WriterCommitMessage> parts) implements WriterCommitMessage {
+    /** Every store partition's message of a write's tasks. */
+    static List<WriterCommitMessage> flatten(WriterCommitMessage[] messages) {
+      List<WriterCommitMessage> out = new ArrayList<>();
+      for (WriterCommitMessage m : messages) {
+        if (m instanceof TaskMessages several) out.addAll(several.parts());
+        else out.add(m);
+      }
+      return out;
+    }
   }
 
   /** Serialized to the executors; one writer per state partition. */

@@ -59,8 +59,9 @@ final class RowEncoder implements Serializable {
 
   /** Validates the given columns against the table and builds the encoder (driver side). */
   static RowEncoder create(WritePlan plan, StructType table, StructType given, String timeZone) {
-    Layout layout = plan.variable() == null
-        ? new StoreLayout(plan.edited()) : new VariableLayout(plan.variable());
+    Layout layout = plan.variable() != null ? new VariableLayout(plan.variable())
+        : plan.joinCounts() != null ? JoinSideLayout.of(plan.edited())
+        : new StoreLayout(plan.edited());
     List<String> leaves = layout.columns();
     DataType[] types = new DataType[leaves.size()];
     String[] names = new String[leaves.size()];
@@ -187,6 +188,49 @@ final class RowEncoder implements Serializable {
         }
       }
       return exprs;
+    }
+  }
+
+  /**
+   * A stream-stream join side, read and written as its rows: the join key fields (the
+   * {@code keyWithIndexToValue} key without its {@code index}), then the row's fields (the value
+   * without the {@code matched} flag of join state format 2, which a written row gets as false:
+   * not joined yet, as a row that just arrived). Keys repeat: a key holds a list of rows.
+   */
+  record JoinSideLayout(StoreLayout side, boolean matched) implements Layout {
+    static JoinSideLayout of(StoreSpec values) {
+      StructType key = values.keySchema();
+      StructType value = values.valueSchema();
+      boolean matched = value.size() > 0
+          && value.fields()[value.size() - 1].name().equals("matched")
+          && value.fields()[value.size() - 1].dataType().equals(DataTypes.BooleanType);
+      StructType rowKey = new StructType(java.util.Arrays.copyOf(key.fields(), key.size() - 1));
+      StructType row = matched
+          ? new StructType(java.util.Arrays.copyOf(value.fields(), value.size() - 1)) : value;
+      return new JoinSideLayout(new StoreLayout(rowKey, row), matched);
+    }
+
+    @Override
+    public List<String> columns() {
+      return side.columns();
+    }
+
+    @Override
+    public int strictColumns() {
+      return side.strictColumns();
+    }
+
+    @Override
+    public int groupingColumns() {
+      return side.groupingColumns();
+    }
+
+    @Override
+    public Entries entries(IntFunction<Expression> column) {
+      Entries row = side.entries(column);
+      List<Expression> value = new ArrayList<>(row.value());
+      if (matched) value.add(Literal.create(false, DataTypes.BooleanType));
+      return new Entries(row.groupingKey(), row.groupingKey(), null, value);
     }
   }
 

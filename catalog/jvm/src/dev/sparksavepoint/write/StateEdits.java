@@ -36,6 +36,7 @@ import org.apache.spark.sql.types.StructType;
 abstract class StateEdits {
   /** The edits of {@code plan}'s state. */
   static StateEdits of(WritePlan plan) {
+    if (plan.joinCounts() != null) return new JoinSide(plan.edited());
     TwsVariable variable = plan.variable();
     if (variable == null) return new KeyValues(StateStore.DEFAULT_COL_FAMILY_NAME());
     return switch (variable.kind()) {
@@ -43,6 +44,21 @@ abstract class StateEdits {
       case TIMERS -> new Timers(variable);
       default -> new KeyValues(variable.family());
     };
+  }
+
+  /**
+   * How a replace empties a partition of {@code spec}, one of {@code plan}'s edited stores that
+   * got no rows: as {@link #of}, or for a join side's stores each on its own (all its keys go).
+   */
+  static StateEdits clearing(WritePlan plan) {
+    return plan.joinCounts() != null ? new KeyValues(StateStore.DEFAULT_COL_FAMILY_NAME())
+        : of(plan);
+  }
+
+  /** The second store a kind keeps consistent with the edited one (a join side's counts). */
+  void attach(StatePartition second) {
+    throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + getClass().getSimpleName()
+        + " edits one store");
   }
 
   /** The key no other row of the statement may give, or null when keys repeat (list rows). */
@@ -186,6 +202,135 @@ abstract class StateEdits {
         store.remove(key, family);
         store.remove(inverse.apply(key).copy(), inverseFamily);
       }
+    }
+  }
+
+  /**
+   * A stream-stream join side, as Spark's {@code SymmetricHashJoinStateManager} keeps it: per
+   * join key, the number of rows in {@code keyToNumValues} (the {@link #attach}ed store) and
+   * the rows at indexes 0..n-1 in {@code keyWithIndexToValue} (the edited store). An upsert
+   * appends the given rows after the key's rows (as arriving rows are appended); a replace sets
+   * each given key's rows to exactly the given ones, keeping the {@code matched} flag of a row
+   * that was there already (a new row is not matched yet), and removes the keys not given.
+   */
+  static final class JoinSide extends StateEdits {
+    private static final String DEFAULT = StateStore.DEFAULT_COL_FAMILY_NAME();
+    private final Map<UnsafeRow, List<UnsafeRow>> rows = new LinkedHashMap<>();
+    /** (join key fields, index) from a JoinedRow of the join key and a one-long row. */
+    private final UnsafeProjection keyWithIndex;
+    private final UnsafeProjection count = UnsafeProjection.create(
+        new DataType[] {LongType$.MODULE$});
+    /** The position of the {@code matched} flag in a stored row, or -1 (join format 1). */
+    private final int matched;
+    private StatePartition counts;
+
+    JoinSide(dev.sparksavepoint.checkpoint.StoreSpec values) {
+      StructType key = values.keySchema();
+      List<org.apache.spark.sql.catalyst.expressions.Expression> fields = new ArrayList<>();
+      for (int i = 0; i < key.size(); i++) {
+        fields.add(new BoundReference(i, key.fields()[i].dataType(), key.fields()[i].nullable()));
+      }
+      this.keyWithIndex = RowEncoder.project(fields);
+      StructType value = values.valueSchema();
+      this.matched = value.size() > 0
+          && value.fields()[value.size() - 1].name().equals("matched") ? value.size() - 1 : -1;
+    }
+
+    @Override
+    void attach(StatePartition second) {
+      this.counts = second;
+    }
+
+    @Override
+    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
+      return null;
+    }
+
+    @Override
+    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
+      rows.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
+          .add(encoder.value(row).copy());
+    }
+
+    @Override
+    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
+      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : rows.entrySet()) {
+        if (replace) {
+          put(store, e.getKey(), e.getValue());
+        } else {
+          append(store, e.getKey(), e.getValue());
+        }
+      }
+      if (!replace) return;
+      for (UnsafeRow key : counts.keys(DEFAULT)) {
+        if (!rows.containsKey(key)) put(store, key, List.of());
+      }
+    }
+
+    /** As arriving rows: after the key's rows, the count raised. */
+    private void append(StatePartition store, UnsafeRow key, List<UnsafeRow> added) {
+      long n = numValues(key);
+      for (int i = 0; i < added.size(); i++) {
+        store.put(indexed(key, n + i), added.get(i), DEFAULT);
+      }
+      counts.put(key, countRow(n + added.size()), DEFAULT);
+    }
+
+    /** The key's rows set to exactly {@code given} (none: the key goes). */
+    private void put(StatePartition store, UnsafeRow key, List<UnsafeRow> given) {
+      long n = numValues(key);
+      List<UnsafeRow> old = new ArrayList<>();
+      for (long i = 0; i < n; i++) {
+        UnsafeRow row = store.get(indexed(key, i), DEFAULT);
+        old.add(row == null ? null : row.copy());
+      }
+      for (int i = 0; i < given.size(); i++) {
+        store.upsert(indexed(key, i), keepMatched(given.get(i), old), DEFAULT);
+      }
+      for (long i = given.size(); i < n; i++) store.remove(indexed(key, i), DEFAULT);
+      if (given.isEmpty()) {
+        if (n > 0 || counts.get(key, DEFAULT) != null) counts.remove(key, DEFAULT);
+      } else if (n != given.size()) {
+        counts.put(key, countRow(given.size()), DEFAULT);
+      }
+    }
+
+    /**
+     * {@code row} (matched false) with the flag of an equal row among {@code old}, which it then
+     * takes out of the running.
+     */
+    private UnsafeRow keepMatched(UnsafeRow row, List<UnsafeRow> old) {
+      if (matched < 0) return row;
+      for (int j = 0; j < old.size(); j++) {
+        UnsafeRow candidate = old.get(j);
+        if (candidate == null) continue;
+        boolean flag = !candidate.isNullAt(matched) && candidate.getBoolean(matched);
+        UnsafeRow unflagged = candidate.copy();
+        unflagged.setBoolean(matched, false);
+        if (unflagged.equals(row)) {
+          old.set(j, null);
+          UnsafeRow kept = row.copy();
+          kept.setBoolean(matched, flag);
+          return kept;
+        }
+      }
+      return row;
+    }
+
+    private long numValues(UnsafeRow key) {
+      UnsafeRow n = counts.get(key, DEFAULT);
+      return n == null ? 0L : n.getLong(0);
+    }
+
+    private UnsafeRow indexed(UnsafeRow key, long index) {
+      return keyWithIndex.apply(new org.apache.spark.sql.catalyst.expressions.JoinedRow(key,
+          countRow(index))).copy();
+    }
+
+    private UnsafeRow countRow(long n) {
+      GenericInternalRow row = new GenericInternalRow(1);
+      row.setLong(0, n);
+      return count.apply(row).copy();
     }
   }
 }

@@ -110,7 +110,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       return;
     }
     List<PartitionCommit> commits = new ArrayList<>();
-    for (WriterCommitMessage m : messages) {
+    for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
       if (m instanceof PartitionCommit c) commits.add(c);
     }
     try {
@@ -137,7 +137,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
    */
   private List<PlannedChanges> plannedChanges(WriterCommitMessage[] messages) {
     List<PlannedChanges> planned = new ArrayList<>();
-    for (WriterCommitMessage m : messages) {
+    for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
       if (m instanceof PlannedChanges c) planned.add(c);
     }
     if (replace) planned.addAll(UntouchedPartitions.plannedClears(plan, planned));

@@ -29,7 +29,7 @@ public final class UntouchedPartitions {
       for (int p = 0; p < spec.numPartitions(); p++) {
         final int partition = p;
         if (done.stream().noneMatch(c -> c.covers(spec, partition))) {
-          items.add(new Item(spec, p, replace && spec.equals(plan.edited())));
+          items.add(new Item(spec, p, replace && plan.editedStores().contains(spec)));
         }
       }
     }
@@ -38,25 +38,31 @@ public final class UntouchedPartitions {
   }
 
   /**
-   * For a dry run of a replace: what emptying the edited store's partitions that got no rows
-   * would remove (other stores would be carried over unchanged).
+   * For a dry run (or a transaction's statement) of a replace: what emptying the edited
+   * stores' partitions that got no rows would remove (other stores would be carried over
+   * unchanged).
    */
   static List<PlannedChanges> plannedClears(WritePlan plan, List<PlannedChanges> done) {
-    StoreSpec spec = plan.edited();
-    List<Integer> partitions = new ArrayList<>();
-    for (int p = 0; p < spec.numPartitions(); p++) {
-      final int partition = p;
-      if (done.stream().noneMatch(c -> c.partition() == partition)) partitions.add(p);
+    List<Item> items = new ArrayList<>();
+    for (StoreSpec spec : plan.editedStores()) {
+      for (int p = 0; p < spec.numPartitions(); p++) {
+        final int partition = p;
+        if (done.stream().noneMatch(c -> c.operatorId() == spec.operatorId()
+            && c.storeName().equals(spec.storeName()) && c.partition() == partition)) {
+          items.add(new Item(spec, p, true));
+        }
+      }
     }
-    if (partitions.isEmpty()) return List.of();
+    if (items.isEmpty()) return List.of();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     sc.setJobDescription("savepoint: dry run of emptying " + plan.uid() + "." + plan.state());
     try {
-      return sc.parallelize(partitions, partitions.size()).map(p -> {
-        try (StatePartition store = StatePartition.openDryRun(plan, spec, p,
-            plan.editedFamily())) {
+      return sc.parallelize(items, items.size()).map(item -> {
+        String family = item.spec().equals(plan.edited()) ? plan.editedFamily() : "";
+        try (StatePartition store = StatePartition.openDryRun(plan, item.spec(),
+            item.partition(), family)) {
           try {
-            StateEdits.of(plan).finish(store, true, Set.of());
+            StateEdits.clearing(plan).finish(store, true, Set.of());
             return store.endReadOnly();
           } catch (RuntimeException e) {
             store.abort();
@@ -92,7 +98,7 @@ public final class UntouchedPartitions {
   private static PartitionCommit carryOver(WritePlan plan, Item item) {
     try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
       try {
-        if (item.clear()) StateEdits.of(plan).finish(store, true, Set.of());
+        if (item.clear()) StateEdits.clearing(plan).finish(store, true, Set.of());
         return store.commit();
       } catch (RuntimeException e) {
         store.abort();

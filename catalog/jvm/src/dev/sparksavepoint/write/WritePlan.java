@@ -61,6 +61,11 @@ public final class WritePlan implements BatchPlan, Serializable {
    */
   public static final String DRY_RUN_CONF = "spark.savepoint.write.dryRun";
 
+  /** A join side's stores: {@code <side>-keyWithIndexToValue} and {@code <side>-keyToNumValues}. */
+  static final String JOIN_VALUES = "-keyWithIndexToValue";
+
+  static final String JOIN_COUNTS = "-keyToNumValues";
+
   /** Operator kinds whose single store can be written. */
   static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
 
@@ -77,6 +82,11 @@ public final class WritePlan implements BatchPlan, Serializable {
   private final String runId = UUID.randomUUID().toString();
   /** The transformWithState variable (or timers) the write edits, or null. */
   private TwsVariable variable;
+  /**
+   * For a join side: the {@code keyToNumValues} store kept consistent with the edited
+   * {@code keyWithIndexToValue} store; else null.
+   */
+  private StoreSpec joinCounts;
   /** True for a dry run ({@link #DRY_RUN_CONF}). */
   private boolean dryRun;
   /**
@@ -137,22 +147,34 @@ public final class WritePlan implements BatchPlan, Serializable {
     }
     checkWritable(ckpt.location(), op, origin);
     List<StoreSpec> stores = allStores(ckpt, last, hadoopConf);
-    String editedStore = op.kind().equals("tws") ? "default" : origin.ref().value();
-    StoreSpec edited = stores.stream()
-        .filter(s -> s.operatorId() == op.id() && s.storeName().equals(editedStore))
-        .findFirst().orElse(null);
-    if (edited == null) {
-      throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), "its store is not"
-          + " listed in the operator metadata of batch " + last + ".");
+    boolean join = op.kind().equals("join");
+    String editedStore = op.kind().equals("tws") ? "default"
+        : join ? origin.ref().value() + JOIN_VALUES : origin.ref().value();
+    StoreSpec edited = findStore(stores, op, editedStore);
+    StoreSpec counts = join ? findStore(stores, op, origin.ref().value() + JOIN_COUNTS) : null;
+    if (edited == null || (join && counts == null)) {
+      throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), join
+          ? "its stores " + origin.ref().value() + JOIN_VALUES + " and "
+              + origin.ref().value() + JOIN_COUNTS + " are not both listed in the operator"
+              + " metadata of batch " + last + " (join state format 3 keeps one store with"
+              + " column families, which cannot be written yet)."
+          : "its store is not listed in the operator metadata of batch " + last + ".");
     }
     HashMap<Long, String[][]> ids = uniqueIds(ckpt, last);
     WritePlan plan = new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited,
         stores, storeConf(spark, ckpt.location(), last, ids), hadoopConf, ids);
+    plan.joinCounts = counts;
     if (edited.families() != null) {
       plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
     }
     plan.dryRun = dryRun;
     return plan;
+  }
+
+  private static StoreSpec findStore(List<StoreSpec> stores, Operator op, String name) {
+    return stores.stream()
+        .filter(s -> s.operatorId() == op.id() && s.storeName().equals(name))
+        .findFirst().orElse(null);
   }
 
   /**
@@ -210,8 +232,10 @@ public final class WritePlan implements BatchPlan, Serializable {
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
     String kind = op.kind();
     if (kind.equals("join")) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "stream-stream join state is"
-          + " read-only for now (its four stores must stay consistent with each other).");
+      if (origin.ref().option().equals("joinSide")) return;
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "a join's internal stores are"
+          + " read-only: write the join side tables (left, right), which keep both stores of"
+          + " a side consistent.");
     }
     if (kind.equals("tws")) return; // per variable: TwsVariable.of
     if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
@@ -305,6 +329,19 @@ public final class WritePlan implements BatchPlan, Serializable {
 
   public StoreSpec edited() {
     return edited;
+  }
+
+  /**
+   * Every store the write changes: {@link #edited}, and for a join side also its
+   * {@code keyToNumValues} store.
+   */
+  List<StoreSpec> editedStores() {
+    return joinCounts == null ? List.of(edited) : List.of(edited, joinCounts);
+  }
+
+  /** A join side's {@code keyToNumValues} store, or null. */
+  StoreSpec joinCounts() {
+    return joinCounts;
   }
 
   /** The transformWithState variable (or timers) the write edits; null for other state. */
