@@ -3,7 +3,7 @@
 Each edit is two SQL statements (so two new committed batches): one removes a key, one adds or
 overwrites one. The expected rows are the output of the kind's default restart wave (see
 ``tests/support/streaming_queries.py``) on the edited state; they are the same on every Spark
-version. Join state is read-only (no edit).
+version.
 """
 
 from __future__ import annotations
@@ -96,6 +96,23 @@ EDITS: dict[str, Edit] = {
             },
         ],
     ),  # fmt: skip
+    "join": Edit(
+        (
+            "DELETE FROM {ns}.left WHERE field0 = 'c'",
+            "INSERT INTO {ns}.right VALUES ('d', 'd', TIMESTAMP '2024-01-01 10:06:00Z', 41)",
+        ),
+        # left c is gone: right c finds nothing; left d finds both right d rows
+        [
+            {
+                "key": "d",
+                "left_ts": "2024-01-01 10:07:00",
+                "left_value": 4,
+                "right_ts": f"2024-01-01 10:0{minute}:00",
+                "right_value": value,
+            }
+            for minute, value in ((5, 40), (6, 41))
+        ],
+    ),
     "tws": Edit(
         (
             "DELETE FROM {ns}.count WHERE user = 'alice'",
@@ -104,4 +121,4 @@ EDITS: dict[str, Edit] = {
         [{"user": "alice", "count": 2}, {"user": "dave", "count": 11}],
     ),
 }
-"""Kind -> its edit. Kinds missing here (``join``) are read-only."""
+"""Kind -> its edit."""
