@@ -269,7 +269,8 @@ public final class EditTransaction {
           k -> new Replay(spec, c.partition(), new ArrayList<>())).files().add(c.stagedFile());
     }
     List<Replay> work = new ArrayList<>(items.values());
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark().sparkContext());
+    JavaSparkContext sc =
+        JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     sc.setJobDescription("savepoint: commit the transaction editing " + tables);
     try {
       return new ArrayList<>(sc.parallelize(work, work.size())
@@ -277,10 +278,6 @@ public final class EditTransaction {
     } finally {
       sc.setJobDescription(null);
     }
-  }
-
-  private static SparkSession spark() {
-    return SparkSession.active();
   }
 
   private static PartitionCommit replayPartition(WritePlan plan, Replay item) {

@@ -5,6 +5,7 @@ import dev.sparksavepoint.checkpoint.TwsVariable;
 import dev.sparksavepoint.read.FlatSchema;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -204,9 +205,9 @@ final class RowEncoder implements Serializable {
       boolean matched = value.size() > 0
           && value.fields()[value.size() - 1].name().equals("matched")
           && value.fields()[value.size() - 1].dataType().equals(DataTypes.BooleanType);
-      StructType rowKey = new StructType(java.util.Arrays.copyOf(key.fields(), key.size() - 1));
+      StructType rowKey = new StructType(Arrays.copyOf(key.fields(), key.size() - 1));
       StructType row = matched
-          ? new StructType(java.util.Arrays.copyOf(value.fields(), value.size() - 1)) : value;
+          ? new StructType(Arrays.copyOf(value.fields(), value.size() - 1)) : value;
       return new JoinSideLayout(new StoreLayout(rowKey, row), matched);
     }
 

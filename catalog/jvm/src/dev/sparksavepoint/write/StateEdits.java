@@ -1,5 +1,6 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TwsVariable;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,7 +9,9 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
+import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.expressions.JoinedRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
@@ -224,9 +227,9 @@ abstract class StateEdits {
     private final int matched;
     private StatePartition counts;
 
-    JoinSide(dev.sparksavepoint.checkpoint.StoreSpec values) {
+    JoinSide(StoreSpec values) {
       StructType key = values.keySchema();
-      List<org.apache.spark.sql.catalyst.expressions.Expression> fields = new ArrayList<>();
+      List<Expression> fields = new ArrayList<>();
       for (int i = 0; i < key.size(); i++) {
         fields.add(new BoundReference(i, key.fields()[i].dataType(), key.fields()[i].nullable()));
       }
@@ -323,8 +326,7 @@ abstract class StateEdits {
     }
 
     private UnsafeRow indexed(UnsafeRow key, long index) {
-      return keyWithIndex.apply(new org.apache.spark.sql.catalyst.expressions.JoinedRow(key,
-          countRow(index))).copy();
+      return keyWithIndex.apply(new JoinedRow(key, countRow(index))).copy();
     }
 
     private UnsafeRow countRow(long n) {
