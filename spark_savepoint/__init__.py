@@ -31,7 +31,11 @@ from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402
 from spark_savepoint.sql_ext.statements import split_statements  # noqa: E402
 from spark_savepoint.sql_ext.transaction import Transaction, edit  # noqa: E402
-from spark_savepoint.udfs import group_state_bootstrap  # noqa: E402
+from spark_savepoint.udfs import (  # noqa: E402
+    bootstrap_transform_with_state,
+    group_state_bootstrap,
+    transform_with_state_bootstrap,
+)
 
 __all__ = [
     "DryRun",
@@ -40,6 +44,7 @@ __all__ = [
     "SavepointInfo",
     "Transaction",
     "attach",
+    "bootstrap_transform_with_state",
     "catalog_conf",
     "create_savepoint",
     "dispose_savepoint",
@@ -56,4 +61,5 @@ __all__ = [
     "spark_conf",
     "split_statements",
     "take_savepoint",
+    "transform_with_state_bootstrap",
 ]

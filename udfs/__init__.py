@@ -10,5 +10,16 @@ if __name__ != "spark_savepoint.udfs":  # e.g. ``import udfs`` from a source che
 
 
 from spark_savepoint.udfs.group_state import BootstrapGroupState, group_state_bootstrap
+from spark_savepoint.udfs.transform_with_state import (
+    BootstrapHandle,
+    bootstrap_transform_with_state,
+    transform_with_state_bootstrap,
+)
 
-__all__ = ["BootstrapGroupState", "group_state_bootstrap"]
+__all__ = [
+    "BootstrapGroupState",
+    "BootstrapHandle",
+    "bootstrap_transform_with_state",
+    "group_state_bootstrap",
+    "transform_with_state_bootstrap",
+]

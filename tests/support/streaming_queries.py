@@ -276,17 +276,9 @@ def pandas_state_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     )
 
 
-def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
-    """``transformWithStateInPandas`` per user in EventTime mode (watermark 10 min on ``ts``),
-    Update mode.
-
-    State variables: ValueState ``count`` (``count long``), ListState ``history`` (``amount long``,
-    every amount seen), MapState ``items`` (key ``item string`` -> value ``count long``) and one
-    event-time timer per user at its latest event time + 1 hour (never fires with the default
-    data; e.g. alice's is 1704106920000 after the default run). The processor sees the input
-    columns plus ``ts_ms`` (``unix_millis(ts)``). Output rows ``{"user", "count"}``, one per user
-    with input in the batch; counts as in ``agg``. RocksDB only.
-    """
+def tracker_class() -> type:
+    """The StatefulProcessor of ``tws_query`` (see there), as a class. A timer that fires emits
+    ``{"user": <user>, "count": -1}``."""
     import pandas as pd
     from pyspark.sql.streaming.stateful_processor import StatefulProcessor
 
@@ -322,13 +314,35 @@ def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
         def close(self) -> None:
             pass
 
+        def handleExpiredTimer(  # noqa: N802 - pyspark's names
+            self,
+            key: tuple,
+            timerValues: Any,
+            expiredTimerInfo: Any,  # noqa: N803
+        ) -> Iterator[Any]:
+            yield pd.DataFrame({"user": [key[0]], "count": [-1]})
+
+    return Tracker
+
+
+def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
+    """``transformWithStateInPandas`` per user in EventTime mode (watermark 10 min on ``ts``),
+    Update mode.
+
+    State variables: ValueState ``count`` (``count long``), ListState ``history`` (``amount long``,
+    every amount seen), MapState ``items`` (key ``item string`` -> value ``count long``) and one
+    event-time timer per user at its latest event time + 1 hour (never fires with the default
+    data; e.g. alice's is 1704106920000 after the default run). The processor sees the input
+    columns plus ``ts_ms`` (``unix_millis(ts)``). Output rows ``{"user", "count"}``, one per user
+    with input in the batch; counts as in ``agg``. RocksDB only.
+    """
     events = (
         _events(spark, input_dir)
         .withWatermark("ts", "10 minutes")
         .withColumn("ts_ms", F.unix_millis("ts"))
     )
     return events.groupBy("user").transformWithStateInPandas(
-        Tracker(), "user string, count long", "Update", "EventTime"
+        tracker_class()(), "user string, count long", "Update", "EventTime"
     )
 
 
