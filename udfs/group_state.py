@@ -26,9 +26,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from pyspark.sql.functions import udtf
 from pyspark.sql.types import StructType
-from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn
+
+from spark_savepoint.udfs.history import per_key_udtf
 
 StateFunction = Callable[[tuple, Iterator[Any], "BootstrapGroupState"], Iterator[Any]]
 
@@ -104,47 +104,16 @@ def group_state_bootstrap(
         A UDTF class to register with ``spark.udtf.register(name, ...)``.
     """
     state_type = _struct(state_schema)
-    key_columns, order_columns = list(key), list(order_by)
 
-    class GroupStateBootstrap:
-        @staticmethod
-        def analyze(table: AnalyzeArgument) -> AnalyzeResult:
-            if not table.isTable or not isinstance(table.dataType, StructType):
-                raise ValueError("pass the history as a table: f(TABLE(history))")
-            fields = {field.name: field for field in table.dataType.fields}
-            missing = [c for c in key_columns + order_columns if c not in fields]
-            if missing:
-                raise ValueError(
-                    f"[SAVEPOINT_BOOTSTRAP_COLUMNS] history has no column(s) {missing}; "
-                    f"it has {sorted(fields)}"
-                )
-            schema = StructType([fields[c] for c in key_columns] + list(state_type.fields))
-            return AnalyzeResult(
-                schema,
-                partitionBy=[PartitioningColumn(c) for c in key_columns],
-                orderBy=[OrderingColumn(c) for c in order_columns],
-            )
+    def state_of(group: tuple, frame: Any) -> Iterator[tuple]:
+        state = BootstrapGroupState()
+        for _ in func(group, iter([frame]), state):
+            pass  # the function's output rows are not state
+        if state.exists:
+            yield state.get
 
-        def __init__(self) -> None:
-            self.rows: list[dict] = []
-
-        def eval(self, row: Any) -> None:
-            self.rows.append(row.asDict())
-
-        def terminate(self) -> Iterator[tuple]:
-            if not self.rows:
-                return
-            import pandas as pd
-
-            group = tuple(self.rows[0][c] for c in key_columns)
-            state = BootstrapGroupState()
-            for _ in func(group, iter([pd.DataFrame(self.rows)]), state):
-                pass  # the function's output rows are not state
-            if state.exists:
-                yield (*group, *state.get)
-
-    GroupStateBootstrap.__name__ = f"bootstrap_{getattr(func, '__name__', 'state')}"
-    return udtf(GroupStateBootstrap)
+    name = f"bootstrap_{getattr(func, '__name__', 'state')}"
+    return per_key_udtf(name, key, order_by, state_type.fields, state_of)
 
 
 def _struct(schema: StructType | str) -> StructType:

@@ -23,11 +23,10 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pyspark.sql.functions import udtf
-from pyspark.sql.types import LongType, StructField, StructType
-from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn
+from pyspark.sql.types import LongType, StructField
 
 from spark_savepoint.udfs.group_state import _struct
+from spark_savepoint.udfs.history import per_key_udtf
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -232,50 +231,17 @@ def transform_with_state_bootstrap(
     Returns:
         A UDTF class to register with ``spark.udtf.register(name, ...)``.
     """
+
+    def state_of(group: tuple, frame: Any) -> Iterator[tuple]:
+        handle = BootstrapHandle()
+        instance = processor()
+        instance.init(handle)
+        for _ in instance.handleInputRows(group, iter([frame]), BootstrapTimerValues()):
+            pass  # the processor's output rows are not state
+        yield from handle.rows(state)
+
     fields = state_fields(processor, state)
-    key_columns, order_columns = list(key), list(order_by)
-
-    class TransformWithStateBootstrap:
-        @staticmethod
-        def analyze(table: AnalyzeArgument) -> AnalyzeResult:
-            if not table.isTable or not isinstance(table.dataType, StructType):
-                raise ValueError("pass the history as a table: f(TABLE(history))")
-            given = {field.name: field for field in table.dataType.fields}
-            missing = [c for c in key_columns + order_columns if c not in given]
-            if missing:
-                raise ValueError(
-                    f"[SAVEPOINT_BOOTSTRAP_COLUMNS] history has no column(s) {missing}; "
-                    f"it has {sorted(given)}"
-                )
-            return AnalyzeResult(
-                StructType([given[c] for c in key_columns] + fields),
-                partitionBy=[PartitioningColumn(c) for c in key_columns],
-                orderBy=[OrderingColumn(c) for c in order_columns],
-            )
-
-        def __init__(self) -> None:
-            self.rows: list[dict] = []
-
-        def eval(self, row: Any) -> None:
-            self.rows.append(row.asDict())
-
-        def terminate(self) -> Iterator[tuple]:
-            if not self.rows:
-                return
-            import pandas as pd
-
-            group = tuple(self.rows[0][c] for c in key_columns)
-            handle = BootstrapHandle()
-            instance = processor()
-            instance.init(handle)
-            frames = iter([pd.DataFrame(self.rows)])
-            for _ in instance.handleInputRows(group, frames, BootstrapTimerValues()):
-                pass  # the processor's output rows are not state
-            for values in handle.rows(state):
-                yield (*group, *values)
-
-    TransformWithStateBootstrap.__name__ = f"bootstrap_{state}"
-    return udtf(TransformWithStateBootstrap)
+    return per_key_udtf(f"bootstrap_{state}", key, order_by, fields, state_of)
 
 
 def bootstrap_transform_with_state(
