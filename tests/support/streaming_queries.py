@@ -346,6 +346,48 @@ def tws_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     )
 
 
+def tws_ttl_query(spark: SparkSession, input_dir: Path) -> DataFrame:
+    """``transformWithStateInPandas`` per user with a TTL of one hour (processing time) on its
+    ValueState ``count`` (``count long``), ListState ``amounts`` (``amount long``)
+    mode, and MapState ``items`` (``item string`` -> ``seen long``) with the same TTL. Output
+    rows ``{"user", "count"}``: rows seen per user while its count lives (the default run:
+    alice 2, bob 1, then bob 2, carol 1). RocksDB only.
+    """
+    import pandas as pd
+    from pyspark.sql.streaming.stateful_processor import StatefulProcessor
+
+    hour = 3_600_000
+
+    class Expiring(StatefulProcessor):
+        def init(self, handle: Any) -> None:
+            self.count = handle.getValueState("count", "count long", hour)
+            self.amounts = handle.getListState("amounts", "amount long", hour)
+            self.items = handle.getMapState("items", "item string", "seen long", hour)
+
+        def handleInputRows(
+            self, key: tuple, rows: Iterator[Any], timerValues: Any
+        ) -> Iterator[Any]:
+            count = self.count.get()[0] if self.count.exists() else 0
+            for frame in rows:
+                count += len(frame)
+                self.amounts.appendList([(int(a),) for a in frame["amount"]])
+                for item in frame["item"]:
+                    self.items.updateValue((item,), (1,))
+            self.count.update((count,))
+            yield pd.DataFrame({"user": [key[0]], "count": [count]})
+
+        def close(self) -> None:
+            pass
+
+    return (
+        _events(spark, input_dir)
+        .groupBy("user")
+        .transformWithStateInPandas(
+            Expiring(), "user string, count long", "Update", "ProcessingTime"
+        )
+    )
+
+
 @dataclass(frozen=True)
 class Kind:
     """How one kind of stateful query is built and fed."""
@@ -382,6 +424,9 @@ KINDS: dict[str, Kind] = {
     ),
     "pandas_state": Kind(pandas_state_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART),
     "tws": Kind(tws_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART),
+    "tws_ttl": Kind(
+        tws_ttl_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART, fixture=False
+    ),
     "dedup_agg": Kind(
         dedup_agg_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART, fixture=False
     ),
@@ -389,7 +434,7 @@ KINDS: dict[str, Kind] = {
 """Registry: kind name -> how to build and feed it."""
 
 SUPPORTED: dict[str, tuple[str, ...]] = {
-    kind: ("rocksdb",) if kind == "tws" else ("hdfs", "rocksdb") for kind in KINDS
+    kind: ("rocksdb",) if kind.startswith("tws") else ("hdfs", "rocksdb") for kind in KINDS
 }
 """Kind -> state store providers Spark allows for it (transformWithState needs RocksDB)."""
 
@@ -405,6 +450,7 @@ CASES: list[tuple[str, str]] = [
 UIDS: dict[str, str] = {
     "agg": "agg_0", "window_agg": "agg_0", "dedup": "dedup_0", "join": "join_0",
     "pandas_state": "groupstate_0", "tws": "tws_0", "dedup_agg": "agg_0",
+    "tws_ttl": "tws_0",
 }  # fmt: skip
 """Kind -> the uid (namespace) of its stateful operator in the savepoint catalog."""
 

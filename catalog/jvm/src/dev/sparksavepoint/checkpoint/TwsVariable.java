@@ -18,6 +18,8 @@ import org.apache.spark.sql.types.StructType;
  *   <li>list: multi-valued family {@code <name>} (one value per element, appended with
  *       {@code merge}) and {@code $rowCounter_<name>} (grouping key -> element count);
  *   <li>map: family {@code <name>}, key = {@code struct<key: grouping key, userKey: map key>};
+ *   <li>value or map with a TTL: as above, the row ending in {@code ttlExpirationMs}, plus the
+ *       index {@code $ttl_<name>} ({@code struct<expirationMs, elementKey>} -> empty);
  *   <li>timers: {@code $eventTimers_keyToTimestamp} ({@code struct<key, expiryTimestampMs>})
  *       and its inverse index {@code $eventTimers_timestampToKey} (or {@code $procTimers_*}),
  *       both with an empty value.
@@ -27,6 +29,10 @@ public final class TwsVariable implements Serializable {
   public enum Kind { VALUE, LIST, MAP, TIMERS }
 
   public static final String ROW_COUNTER_PREFIX = "$rowCounter_";
+  /** The TTL index family of a variable with a TTL: {@code $ttl_<name>}. */
+  public static final String TTL_PREFIX = "$ttl_";
+  /** The expiration field of a row of a variable with a TTL. */
+  public static final String TTL_FIELD = "ttlExpirationMs";
   private static final String KEY_TO_TIMESTAMP = "_keyToTimestamp";
   private static final String TIMESTAMP_TO_KEY = "_timestampToKey";
 
@@ -37,9 +43,17 @@ public final class TwsVariable implements Serializable {
   private final StructType groupingKey;
   private final StructType entryKey;
   private final StructType value;
+  /** True when the variable has a TTL: {@link #secondFamily} is its TTL index. */
+  private final boolean ttl;
 
   private TwsVariable(Kind kind, String name, String family, String secondFamily,
       StructType groupingKey, StructType entryKey, StructType value) {
+    this(kind, name, family, secondFamily, groupingKey, entryKey, value, false);
+  }
+
+  private TwsVariable(Kind kind, String name, String family, String secondFamily,
+      StructType groupingKey, StructType entryKey, StructType value, boolean ttl) {
+    this.ttl = ttl;
     this.kind = kind;
     this.name = name;
     this.family = family;
@@ -61,17 +75,14 @@ public final class TwsVariable implements Serializable {
     StateRef ref = origin.ref();
     if (ref.option().equals("readRegisteredTimers")) return timers(path, op, origin, families);
     String name = ref.value();
-    if (ttlEnabled(path, op, origin.batchId(), name)) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "state variable " + name
-          + " has a TTL; writing state with TTL is not supported yet (its TTL index column"
-          + " families must be kept consistent).");
-    }
+    boolean ttl = ttlEnabled(path, op, origin.batchId(), name);
     StateStoreColFamilySchema schema = families.schema(name);
     String type = op.stateVariables().getOrDefault(name, "");
     if (schema == null || type.isEmpty()) {
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "its column family " + name
           + " is not in the state schema file.");
     }
+    if (ttl) return withTtl(path, op, origin, families, name, type, schema);
     if (type.startsWith("List")) {
       return new TwsVariable(Kind.LIST, name, name, ROW_COUNTER_PREFIX + name,
           schema.keySchema(), null, schema.valueSchema());
@@ -87,6 +98,29 @@ public final class TwsVariable implements Serializable {
     }
     throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing a " + type
         + " is not supported.");
+  }
+
+  /**
+   * A value or map variable with a TTL: its rows carry {@code ttlExpirationMs}, and the index
+   * family {@code $ttl_<name>} holds one {@code (expirationMs, elementKey)} entry per stored key
+   * (OneToOneTTLState). A list with a TTL (per-element expirations, {@code $min_}/{@code $count_}
+   * families) is refused.
+   */
+  private static TwsVariable withTtl(String path, Operator op, TableOrigin origin,
+      ColumnFamilies families, String name, String type, StateStoreColFamilySchema schema) {
+    String index = TTL_PREFIX + name;
+    boolean known = families.schema(index) != null
+        && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined();
+    if (!known || !(type.startsWith("Value") || type.startsWith("Map"))) {
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "state variable " + name
+          + " is a " + type + " with a TTL; writing it is not supported yet (value and map"
+          + " state with a TTL can be written).");
+    }
+    StructType key = schema.keySchema();
+    boolean map = type.startsWith("Map");
+    return new TwsVariable(map ? Kind.MAP : Kind.VALUE, name, name, index,
+        map ? struct(key, "key") : key, map ? struct(key, "userKey") : null,
+        schema.valueSchema(), true);
   }
 
   private static TwsVariable timers(String path, Operator op, TableOrigin origin,
@@ -133,7 +167,12 @@ public final class TwsVariable implements Serializable {
     return family;
   }
 
-  /** The list's row counter or the timers' timestamp-to-key index, or null. */
+  /** True when the variable has a TTL ({@link #secondFamily} is its {@code $ttl_} index). */
+  public boolean hasTtl() {
+    return ttl;
+  }
+
+  /** The list's row counter, the timers' timestamp-to-key index, the TTL index, or null. */
   public String secondFamily() {
     return secondFamily;
   }

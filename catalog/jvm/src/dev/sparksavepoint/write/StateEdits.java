@@ -45,7 +45,8 @@ abstract class StateEdits {
     return switch (variable.kind()) {
       case LIST -> new Lists(variable);
       case TIMERS -> new Timers(variable);
-      default -> new KeyValues(variable.family());
+      default -> variable.hasTtl() ? new ExpiringKeyValues(variable, plan)
+          : new KeyValues(variable.family());
     };
   }
 
@@ -333,6 +334,75 @@ abstract class StateEdits {
       GenericInternalRow row = new GenericInternalRow(1);
       row.setLong(0, n);
       return count.apply(row).copy();
+    }
+  }
+
+  /**
+   * A value or map variable with a TTL (Spark's OneToOneTTLState): each row ends in its
+   * {@code ttlExpirationMs}, and the index family {@code $ttl_<name>} holds
+   * {@code (expirationMs, elementKey)} for every stored key, which Spark's TTL clean-up scans.
+   * A put moves the key's index entry when the expiration changes; a removal removes it.
+   */
+  static final class ExpiringKeyValues extends StateEdits {
+    /** The index's empty value: one NULL field of type void. */
+    private static final UnsafeRow EMPTY = UnsafeProjection.create(
+        new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
+
+    private final String family;
+    private final String index;
+    private final int expiration;
+    private final UnsafeProjection indexKey;
+
+    ExpiringKeyValues(TwsVariable variable, WritePlan plan) {
+      this.family = variable.family();
+      this.index = variable.secondFamily();
+      this.expiration = (Integer) variable.value().getFieldIndex(TwsVariable.TTL_FIELD).get();
+      StructType elementKey = ImagePartition.keySchema(plan.edited(), family);
+      this.indexKey = RowEncoder.project(List.of(
+          new BoundReference(0, LongType$.MODULE$, true),
+          new BoundReference(1, elementKey, true)));
+    }
+
+    @Override
+    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
+      return encoder.entryKey(row);
+    }
+
+    @Override
+    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
+      UnsafeRow value = encoder.value(row).copy();
+      UnsafeRow old = store.get(key, family);
+      if (old != null && old.equals(value)) return;
+      Long before = old == null ? null : expirationOf(old);
+      Long after = expirationOf(value);
+      if (old == null || !java.util.Objects.equals(before, after)) {
+        if (before != null) store.remove(indexed(before, key), index);
+        if (after != null) store.put(indexed(after, key), EMPTY, index);
+      }
+      store.put(key, value, family);
+    }
+
+    @Override
+    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
+      if (!replace) return;
+      for (UnsafeRow key : store.keys(family)) {
+        if (given.contains(key)) continue;
+        UnsafeRow old = store.get(key, family);
+        Long before = old == null ? null : expirationOf(old);
+        store.remove(key, family);
+        if (before != null) store.remove(indexed(before, key), index);
+      }
+    }
+
+    private Long expirationOf(UnsafeRow value) {
+      return value.isNullAt(expiration) ? null : value.getLong(expiration);
+    }
+
+    private UnsafeRow indexed(long expirationMs, UnsafeRow key) {
+      GenericInternalRow row = new GenericInternalRow(2);
+      row.setLong(0, expirationMs);
+      row.update(1, key);
+      return indexKey.apply(row).copy();
     }
   }
 }

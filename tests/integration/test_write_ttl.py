@@ -1,0 +1,51 @@
+"""transformWithState state with a TTL: each value carries ``ttlExpirationMs``, written as given,
+and the TTL index (``$ttl_<name>``) moves with it, so that Spark's own TTL clean-up and reads
+expire the state exactly as written. The query keeps a count per user with a one-hour TTL."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_savepoint import savepoint_errors
+from spark_savepoint.catalog.errors import ReadOnlyState
+from tests.support.checkpoint_files import last_batch
+from tests.support.streaming_queries import build, write_file
+
+CATALOG = "ttl"
+COUNT = f"{CATALOG}.tws_0.count"
+ITEMS = f"{CATALOG}.tws_0.items"
+YEAR_2100_MS = 4102444800000
+
+
+@pytest.mark.slow
+def test_edited_expirations_expire_as_set(spark, tmp_path) -> None:
+    query = build(spark, "tws_ttl", "rocksdb", tmp_path / "query")
+    from spark_savepoint import attach
+
+    attach(spark, str(query.checkpoint), CATALOG)
+    counts = {r["user"]: r for r in spark.table(COUNT).collect()}
+    assert {u: r["value"]["count"] for u, r in counts.items()} == {"alice": 2, "bob": 2, "carol": 1}
+    assert all(r["ttlExpirationMs"] > 1_700_000_000_000 for r in counts.values())
+
+    batch = last_batch(query.checkpoint)
+    spark.sql(f"UPDATE {COUNT} SET ttlExpirationMs = 1000 WHERE user IN ('alice', 'carol')")
+    spark.sql(f"INSERT INTO {COUNT} VALUES ('zed', named_struct('count', 7L), {YEAR_2100_MS})")
+    spark.sql(f"UPDATE {ITEMS} SET ttlExpirationMs = 1000 WHERE user = 'bob'")
+    spark.sql(f"DELETE FROM {ITEMS} WHERE user = 'alice' AND item = 'pear'")
+    assert last_batch(query.checkpoint) == batch + 4
+    with pytest.raises(ReadOnlyState, match="ListState with a TTL"), savepoint_errors():
+        spark.sql(
+            f"INSERT INTO {CATALOG}.tws_0.amounts VALUES ('zed', named_struct('amount', 1L), 1)"
+        )
+
+    write_file(query.input_dir, [
+        {"event_id": 10, "user": "alice", "item": "fig", "amount": 1, "ts": "2024-01-01 10:10:00"},
+        {"event_id": 11, "user": "zed", "item": "fig", "amount": 1, "ts": "2024-01-01 10:11:00"},
+    ])  # fmt: skip
+    # alice's count expired (it starts over), zed's was bootstrapped (it goes on)
+    assert query.run(spark) == [{"user": "alice", "count": 1}, {"user": "zed", "count": 8}]
+    after = {r["user"]: r["value"]["count"] for r in spark.table(COUNT).collect()}
+    assert after == {"alice": 1, "bob": 2, "zed": 8}  # carol's expired entry was cleaned up
+    items = sorted((r["user"], r["item"]) for r in spark.table(ITEMS).collect())
+    # bob's entries expired and were cleaned up; alice's pear was deleted, her fig is new
+    assert items == [("alice", "apple"), ("alice", "fig"), ("carol", "apple"), ("zed", "fig")]
