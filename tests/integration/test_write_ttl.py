@@ -1,19 +1,20 @@
 """transformWithState state with a TTL: each value carries ``ttlExpirationMs``, written as given,
 and the TTL index (``$ttl_<name>``) moves with it, so that Spark's own TTL clean-up and reads
-expire the state exactly as written. The query keeps a count per user with a one-hour TTL."""
+expire the state exactly as written: value and map entries one by one, list elements through the
+list's smallest expiration (``$min_``, ``$count_``). The query keeps a count, the amounts and the
+items per user with a one-hour TTL."""
 
 from __future__ import annotations
 
 import pytest
 
-from spark_savepoint import savepoint_errors
-from spark_savepoint.catalog.errors import ReadOnlyState
 from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import build, write_file
 
 CATALOG = "ttl"
 COUNT = f"{CATALOG}.tws_0.count"
 ITEMS = f"{CATALOG}.tws_0.items"
+AMOUNTS = f"{CATALOG}.tws_0.amounts"
 YEAR_2100_MS = 4102444800000
 
 
@@ -32,11 +33,9 @@ def test_edited_expirations_expire_as_set(spark, tmp_path) -> None:
     spark.sql(f"INSERT INTO {COUNT} VALUES ('zed', named_struct('count', 7L), {YEAR_2100_MS})")
     spark.sql(f"UPDATE {ITEMS} SET ttlExpirationMs = 1000 WHERE user = 'bob'")
     spark.sql(f"DELETE FROM {ITEMS} WHERE user = 'alice' AND item = 'pear'")
-    assert last_batch(query.checkpoint) == batch + 4
-    with pytest.raises(ReadOnlyState, match="ListState with a TTL"), savepoint_errors():
-        spark.sql(
-            f"INSERT INTO {CATALOG}.tws_0.amounts VALUES ('zed', named_struct('amount', 1L), 1)"
-        )
+    spark.sql(f"INSERT INTO {AMOUNTS} VALUES ('zed', named_struct('amount', 5L), 1000)")
+    spark.sql(f"DELETE FROM {AMOUNTS} WHERE user = 'bob'")
+    assert last_batch(query.checkpoint) == batch + 6
 
     write_file(query.input_dir, [
         {"event_id": 10, "user": "alice", "item": "fig", "amount": 1, "ts": "2024-01-01 10:10:00"},
@@ -49,3 +48,7 @@ def test_edited_expirations_expire_as_set(spark, tmp_path) -> None:
     items = sorted((r["user"], r["item"]) for r in spark.table(ITEMS).collect())
     # bob's entries expired and were cleaned up; alice's pear was deleted, her fig is new
     assert items == [("alice", "apple"), ("alice", "fig"), ("carol", "apple"), ("zed", "fig")]
+    amounts = sorted((r["user"], r["value"]["amount"]) for r in spark.table(AMOUNTS).collect())
+    # zed's expired element was cleaned up (its list's smallest expiration was indexed), the
+    # element of the restart stays; bob's list was deleted
+    assert amounts == [("alice", 1), ("alice", 7), ("alice", 10), ("carol", 3), ("zed", 1)]

@@ -31,6 +31,10 @@ public final class TwsVariable implements Serializable {
   public static final String ROW_COUNTER_PREFIX = "$rowCounter_";
   /** The TTL index family of a variable with a TTL: {@code $ttl_<name>}. */
   public static final String TTL_PREFIX = "$ttl_";
+  /** A list with a TTL: its smallest expiration and its element count per grouping key. */
+  public static final String MIN_PREFIX = "$min_";
+
+  public static final String COUNT_PREFIX = "$count_";
   /** The expiration field of a row of a variable with a TTL. */
   public static final String TTL_FIELD = "ttlExpirationMs";
   private static final String KEY_TO_TIMESTAMP = "_keyToTimestamp";
@@ -101,26 +105,30 @@ public final class TwsVariable implements Serializable {
   }
 
   /**
-   * A value or map variable with a TTL: its rows carry {@code ttlExpirationMs}, and the index
-   * family {@code $ttl_<name>} holds one {@code (expirationMs, elementKey)} entry per stored key
-   * (OneToOneTTLState). A list with a TTL (per-element expirations, {@code $min_}/{@code $count_}
-   * families) is refused.
+   * A variable with a TTL: its rows carry {@code ttlExpirationMs}, and the index family
+   * {@code $ttl_<name>} holds {@code (expirationMs, elementKey)} entries that Spark's TTL
+   * clean-up scans: one per stored key for value and map state (OneToOneTTLState); for list
+   * state one per grouping key at the list's smallest expiration, kept with it in
+   * {@code $min_<name>}, and the element count in {@code $count_<name>} (OneToManyTTLState).
    */
   private static TwsVariable withTtl(String path, Operator op, TableOrigin origin,
       ColumnFamilies families, String name, String type, StateStoreColFamilySchema schema) {
     String index = TTL_PREFIX + name;
+    boolean list = type.startsWith("List");
     boolean known = families.schema(index) != null
-        && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined();
-    if (!known || !(type.startsWith("Value") || type.startsWith("Map"))) {
+        && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined()
+        && (!list || (families.schema(MIN_PREFIX + name) != null
+            && families.schema(COUNT_PREFIX + name) != null));
+    if (!known || !(list || type.startsWith("Value") || type.startsWith("Map"))) {
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "state variable " + name
-          + " is a " + type + " with a TTL; writing it is not supported yet (value and map"
-          + " state with a TTL can be written).");
+          + " is a " + type + " with a TTL whose index column families this version does not"
+          + " know; it is not written.");
     }
     StructType key = schema.keySchema();
     boolean map = type.startsWith("Map");
-    return new TwsVariable(map ? Kind.MAP : Kind.VALUE, name, name, index,
-        map ? struct(key, "key") : key, map ? struct(key, "userKey") : null,
-        schema.valueSchema(), true);
+    Kind kind = list ? Kind.LIST : map ? Kind.MAP : Kind.VALUE;
+    return new TwsVariable(kind, name, name, index, map ? struct(key, "key") : key,
+        map ? struct(key, "userKey") : null, schema.valueSchema(), true);
   }
 
   private static TwsVariable timers(String path, Operator op, TableOrigin origin,

@@ -43,7 +43,7 @@ abstract class StateEdits {
     TwsVariable variable = plan.variable();
     if (variable == null) return new KeyValues(StateStore.DEFAULT_COL_FAMILY_NAME());
     return switch (variable.kind()) {
-      case LIST -> new Lists(variable);
+      case LIST -> variable.hasTtl() ? new ExpiringLists(variable, plan) : new Lists(variable);
       case TIMERS -> new Timers(variable);
       default -> variable.hasTtl() ? new ExpiringKeyValues(variable, plan)
           : new KeyValues(variable.family());
@@ -396,6 +396,103 @@ abstract class StateEdits {
 
     private Long expirationOf(UnsafeRow value) {
       return value.isNullAt(expiration) ? null : value.getLong(expiration);
+    }
+
+    private UnsafeRow indexed(long expirationMs, UnsafeRow key) {
+      GenericInternalRow row = new GenericInternalRow(2);
+      row.setLong(0, expirationMs);
+      row.update(1, key);
+      return indexKey.apply(row).copy();
+    }
+  }
+
+  /**
+   * A ListState variable with a TTL (Spark's ListStateImplWithTTL over OneToManyTTLState):
+   * every element ends in its {@code ttlExpirationMs}; per grouping key {@code $count_<name>}
+   * holds the number of elements, {@code $min_<name>} the smallest expiration, and the index
+   * {@code $ttl_<name>} one {@code (smallest expiration, grouping key)} entry. An upsert
+   * appends (the smallest expiration can only fall); a replace sets each given list exactly
+   * and clears the lists not given, with their counts and index entries.
+   */
+  static final class ExpiringLists extends StateEdits {
+    private static final UnsafeRow EMPTY = UnsafeProjection.create(
+        new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
+
+    private final String family;
+    private final String index;
+    private final String min;
+    private final String counts;
+    private final int expiration;
+    private final UnsafeProjection indexKey;
+    private final UnsafeProjection longRow = UnsafeProjection.create(
+        new DataType[] {LongType$.MODULE$});
+    private final Map<UnsafeRow, List<UnsafeRow>> lists = new LinkedHashMap<>();
+
+    ExpiringLists(TwsVariable variable, WritePlan plan) {
+      this.family = variable.family();
+      this.index = variable.secondFamily();
+      this.min = TwsVariable.MIN_PREFIX + variable.name();
+      this.counts = TwsVariable.COUNT_PREFIX + variable.name();
+      this.expiration = (Integer) variable.value().getFieldIndex(TwsVariable.TTL_FIELD).get();
+      this.indexKey = RowEncoder.project(List.of(
+          new BoundReference(0, LongType$.MODULE$, true),
+          new BoundReference(1, variable.groupingKey(), true)));
+    }
+
+    @Override
+    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
+      return null;
+    }
+
+    @Override
+    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
+      lists.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
+          .add(encoder.value(row).copy());
+    }
+
+    @Override
+    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
+      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : lists.entrySet()) {
+        UnsafeRow key = e.getKey();
+        List<UnsafeRow> elements = e.getValue();
+        if (replace && store.values(key, family).equals(elements)) continue;
+        UnsafeRow oldMin = store.get(key, min);
+        UnsafeRow oldCount = replace ? null : store.get(key, counts);
+        if (replace) {
+          store.putList(key, elements, family);
+        } else {
+          store.mergeList(key, elements, family);
+        }
+        long before = oldCount == null ? 0L : oldCount.getLong(0);
+        store.put(key, longRow(before + elements.size()), counts);
+        long smallest = Long.MAX_VALUE;
+        for (UnsafeRow element : elements) smallest = Math.min(smallest, element.getLong(expiration));
+        if (oldMin == null) {
+          store.put(key, longRow(smallest), min);
+          store.put(indexed(smallest, key), EMPTY, index);
+        } else if (replace || smallest < oldMin.getLong(0)) {
+          store.remove(indexed(oldMin.getLong(0), key), index);
+          store.put(key, longRow(smallest), min);
+          store.put(indexed(smallest, key), EMPTY, index);
+        }
+      }
+      if (!replace) return;
+      for (UnsafeRow key : store.keys(family)) {
+        if (lists.containsKey(key)) continue;
+        UnsafeRow oldMin = store.get(key, min);
+        store.remove(key, family);
+        store.remove(key, counts);
+        if (oldMin != null) {
+          store.remove(key, min);
+          store.remove(indexed(oldMin.getLong(0), key), index);
+        }
+      }
+    }
+
+    private UnsafeRow longRow(long n) {
+      GenericInternalRow row = new GenericInternalRow(1);
+      row.setLong(0, n);
+      return longRow.apply(row).copy();
     }
 
     private UnsafeRow indexed(long expirationMs, UnsafeRow key) {
