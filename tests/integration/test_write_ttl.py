@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from spark_savepoint import attach
 from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import build, write_file
 
@@ -21,8 +22,6 @@ YEAR_2100_MS = 4102444800000
 @pytest.mark.slow
 def test_edited_expirations_expire_as_set(spark, tmp_path) -> None:
     query = build(spark, "tws_ttl", "rocksdb", tmp_path / "query")
-    from spark_savepoint import attach
-
     attach(spark, str(query.checkpoint), CATALOG)
     counts = {r["user"]: r for r in spark.table(COUNT).collect()}
     assert {u: r["value"]["count"] for u, r in counts.items()} == {"alice": 2, "bob": 2, "carol": 1}

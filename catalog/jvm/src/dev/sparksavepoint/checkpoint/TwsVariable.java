@@ -115,7 +115,10 @@ public final class TwsVariable implements Serializable {
       ColumnFamilies families, String name, String type, StateStoreColFamilySchema schema) {
     String index = TTL_PREFIX + name;
     boolean list = type.startsWith("List");
-    boolean known = families.schema(index) != null
+    StateStoreColFamilySchema indexSchema = families.schema(index);
+    // the layout of Spark 4.1+: (expirationMs, elementKey as the stored key's struct)
+    boolean known = indexSchema != null && indexSchema.keySchema().size() == 2
+        && indexSchema.keySchema().fields()[1].dataType().equals(schema.keySchema())
         && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined()
         && (!list || (families.schema(MIN_PREFIX + name) != null
             && families.schema(COUNT_PREFIX + name) != null));
