@@ -78,6 +78,90 @@ abstract class StateEdits {
    */
   abstract void finish(StatePartition store, boolean replace, Set<UnsafeRow> given);
 
+  /** The empty value of Spark's index families (timers, TTL): one NULL field of type void. */
+  static final UnsafeRow EMPTY = UnsafeProjection.create(
+      new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
+
+  private UnsafeProjection longs;
+
+  /** A one-long row (counters, the smallest expiration, a join row's index). */
+  final UnsafeRow longRow(long n) {
+    if (longs == null) longs = UnsafeProjection.create(new DataType[] {LongType$.MODULE$});
+    GenericInternalRow row = new GenericInternalRow(1);
+    row.setLong(0, n);
+    return longs.apply(row).copy();
+  }
+
+  /**
+   * The key of a TTL index entry, {@code struct<expirationMs, elementKey>}, for element keys
+   * of type {@code elementKey}.
+   */
+  static final class TtlIndexKey {
+    private final UnsafeProjection project;
+
+    TtlIndexKey(StructType elementKey) {
+      this.project = RowEncoder.project(List.of(new BoundReference(0, LongType$.MODULE$, true),
+          new BoundReference(1, elementKey, true)));
+    }
+
+    UnsafeRow of(long expirationMs, UnsafeRow elementKey) {
+      GenericInternalRow row = new GenericInternalRow(2);
+      row.setLong(0, expirationMs);
+      row.update(1, elementKey);
+      return project.apply(row).copy();
+    }
+  }
+
+  /**
+   * A kind whose keys repeat (a list per grouping key): the rows of a statement are collected
+   * per grouping key, in their order, and applied in {@link #finish}.
+   */
+  abstract static class PerKeyRows extends StateEdits {
+    final Map<UnsafeRow, List<UnsafeRow>> rows = new LinkedHashMap<>();
+
+    @Override
+    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
+      return null;
+    }
+
+    @Override
+    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
+      rows.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
+          .add(encoder.value(row).copy());
+    }
+
+    /**
+     * Appends each key's rows (an upsert) or sets them exactly (a replace, which also clears
+     * every stored key not given).
+     */
+    @Override
+    final void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
+      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : rows.entrySet()) {
+        if (replace) {
+          put(store, e.getKey(), e.getValue());
+        } else {
+          append(store, e.getKey(), e.getValue());
+        }
+      }
+      if (!replace) return;
+      for (UnsafeRow key : storedKeys(store)) {
+        if (!rows.containsKey(key)) clear(store, key);
+      }
+    }
+
+    /** The key's rows set to exactly {@code elements}. */
+    abstract void put(StatePartition store, UnsafeRow key, List<UnsafeRow> elements);
+
+    /** {@code elements} appended to the key's rows. */
+    abstract void append(StatePartition store, UnsafeRow key, List<UnsafeRow> elements);
+
+    /** Every row of the key removed. */
+    abstract void clear(StatePartition store, UnsafeRow key);
+
+    /** Every grouping key the partition stores. */
+    abstract List<UnsafeRow> storedKeys(StatePartition store);
+  }
+
   /** One entry per key in one column family. */
   static final class KeyValues extends StateEdits {
     private final String family;
@@ -103,12 +187,9 @@ abstract class StateEdits {
   }
 
   /** A ListState variable and its row counter ({@code $rowCounter_<name>}). */
-  static final class Lists extends StateEdits {
+  static final class Lists extends PerKeyRows {
     private final String family;
     private final String counter;
-    private final Map<UnsafeRow, List<UnsafeRow>> lists = new LinkedHashMap<>();
-    private final UnsafeProjection count = UnsafeProjection.create(
-        new DataType[] {LongType$.MODULE$});
 
     Lists(TwsVariable variable) {
       this.family = variable.family();
@@ -116,62 +197,37 @@ abstract class StateEdits {
     }
 
     @Override
-    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
-      return null;
+    List<UnsafeRow> storedKeys(StatePartition store) {
+      return store.keys(family);
     }
 
+    /** As ListStateImpl.clear. */
     @Override
-    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
-      lists.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
-          .add(encoder.value(row).copy());
-    }
-
-    @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : lists.entrySet()) {
-        if (replace) {
-          put(store, e.getKey(), e.getValue());
-        } else {
-          append(store, e.getKey(), e.getValue());
-        }
-      }
-      if (!replace) return;
-      for (UnsafeRow key : store.keys(family)) {
-        if (!lists.containsKey(key)) { // as ListStateImpl.clear
-          store.remove(key, family);
-          store.remove(key, counter);
-        }
-      }
+    void clear(StatePartition store, UnsafeRow key) {
+      store.remove(key, family);
+      store.remove(key, counter);
     }
 
     /** As ListStateImpl.put. */
-    private void put(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
+    @Override
+    void put(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
       if (store.values(key, family).equals(elements)) return;
       store.putList(key, elements, family);
-      store.put(key, countRow(elements.size()), counter);
+      store.put(key, longRow(elements.size()), counter);
     }
 
     /** As ListStateImpl.appendList. */
-    private void append(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
+    @Override
+    void append(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
       UnsafeRow old = store.get(key, counter);
       long before = old == null ? 0L : old.getLong(0);
       store.mergeList(key, elements, family);
-      store.put(key, countRow(before + elements.size()), counter);
-    }
-
-    private UnsafeRow countRow(long n) {
-      GenericInternalRow row = new GenericInternalRow(1);
-      row.setLong(0, n);
-      return count.apply(row).copy();
+      store.put(key, longRow(before + elements.size()), counter);
     }
   }
 
   /** The timers: the key-to-timestamp index and its inverse, both with an empty value. */
   static final class Timers extends StateEdits {
-    /** An empty-value row as TimerStateImpl writes it: one NULL field of type void. */
-    private static final UnsafeRow EMPTY = UnsafeProjection.create(
-        new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
-
     private final String family;
     private final String inverseFamily;
     /** From {@code struct<key, expiryTimestampMs>} to {@code struct<expiryTimestampMs, key>}. */
@@ -217,13 +273,10 @@ abstract class StateEdits {
    * each given key's rows to exactly the given ones, keeping the {@code matched} flag of a row
    * that was there already (a new row is not matched yet), and removes the keys not given.
    */
-  static final class JoinSide extends StateEdits {
+  static final class JoinSide extends PerKeyRows {
     private static final String DEFAULT = StateStore.DEFAULT_COL_FAMILY_NAME();
-    private final Map<UnsafeRow, List<UnsafeRow>> rows = new LinkedHashMap<>();
     /** (join key fields, index) from a JoinedRow of the join key and a one-long row. */
     private final UnsafeProjection keyWithIndex;
-    private final UnsafeProjection count = UnsafeProjection.create(
-        new DataType[] {LongType$.MODULE$});
     /** The position of the {@code matched} flag in a stored row, or -1 (join format 1). */
     private final int matched;
     private StatePartition counts;
@@ -246,42 +299,28 @@ abstract class StateEdits {
     }
 
     @Override
-    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
-      return null;
+    List<UnsafeRow> storedKeys(StatePartition store) {
+      return counts.keys(DEFAULT);
     }
 
     @Override
-    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
-      rows.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
-          .add(encoder.value(row).copy());
-    }
-
-    @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : rows.entrySet()) {
-        if (replace) {
-          put(store, e.getKey(), e.getValue());
-        } else {
-          append(store, e.getKey(), e.getValue());
-        }
-      }
-      if (!replace) return;
-      for (UnsafeRow key : counts.keys(DEFAULT)) {
-        if (!rows.containsKey(key)) put(store, key, List.of());
-      }
+    void clear(StatePartition store, UnsafeRow key) {
+      put(store, key, List.of());
     }
 
     /** As arriving rows: after the key's rows, the count raised. */
-    private void append(StatePartition store, UnsafeRow key, List<UnsafeRow> added) {
+    @Override
+    void append(StatePartition store, UnsafeRow key, List<UnsafeRow> added) {
       long n = numValues(key);
       for (int i = 0; i < added.size(); i++) {
         store.put(indexed(key, n + i), added.get(i), DEFAULT);
       }
-      counts.put(key, countRow(n + added.size()), DEFAULT);
+      counts.put(key, longRow(n + added.size()), DEFAULT);
     }
 
     /** The key's rows set to exactly {@code given} (none: the key goes). */
-    private void put(StatePartition store, UnsafeRow key, List<UnsafeRow> given) {
+    @Override
+    void put(StatePartition store, UnsafeRow key, List<UnsafeRow> given) {
       long n = numValues(key);
       List<UnsafeRow> old = new ArrayList<>();
       for (long i = 0; i < n; i++) {
@@ -295,7 +334,7 @@ abstract class StateEdits {
       if (given.isEmpty()) {
         if (n > 0 || counts.get(key, DEFAULT) != null) counts.remove(key, DEFAULT);
       } else if (n != given.size()) {
-        counts.put(key, countRow(given.size()), DEFAULT);
+        counts.put(key, longRow(given.size()), DEFAULT);
       }
     }
 
@@ -327,13 +366,7 @@ abstract class StateEdits {
     }
 
     private UnsafeRow indexed(UnsafeRow key, long index) {
-      return keyWithIndex.apply(new JoinedRow(key, countRow(index))).copy();
-    }
-
-    private UnsafeRow countRow(long n) {
-      GenericInternalRow row = new GenericInternalRow(1);
-      row.setLong(0, n);
-      return count.apply(row).copy();
+      return keyWithIndex.apply(new JoinedRow(key, longRow(index))).copy();
     }
   }
 
@@ -344,23 +377,17 @@ abstract class StateEdits {
    * A put moves the key's index entry when the expiration changes; a removal removes it.
    */
   static final class ExpiringKeyValues extends StateEdits {
-    /** The index's empty value: one NULL field of type void. */
-    private static final UnsafeRow EMPTY = UnsafeProjection.create(
-        new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
-
     private final String family;
     private final String index;
     private final int expiration;
-    private final UnsafeProjection indexKey;
+    private final TtlIndexKey indexKey;
 
     ExpiringKeyValues(TwsVariable variable, WritePlan plan) {
       this.family = variable.family();
       this.index = variable.secondFamily();
       this.expiration = (Integer) variable.value().getFieldIndex(TwsVariable.TTL_FIELD).get();
       StructType elementKey = ImagePartition.keySchema(plan.edited(), family);
-      this.indexKey = RowEncoder.project(List.of(
-          new BoundReference(0, LongType$.MODULE$, true),
-          new BoundReference(1, elementKey, true)));
+      this.indexKey = new TtlIndexKey(elementKey);
     }
 
     @Override
@@ -376,8 +403,8 @@ abstract class StateEdits {
       Long before = old == null ? null : expirationOf(old);
       Long after = expirationOf(value);
       if (old == null || !java.util.Objects.equals(before, after)) {
-        if (before != null) store.remove(indexed(before, key), index);
-        if (after != null) store.put(indexed(after, key), EMPTY, index);
+        if (before != null) store.remove(indexKey.of(before, key), index);
+        if (after != null) store.put(indexKey.of(after, key), EMPTY, index);
       }
       store.put(key, value, family);
     }
@@ -390,19 +417,12 @@ abstract class StateEdits {
         UnsafeRow old = store.get(key, family);
         Long before = old == null ? null : expirationOf(old);
         store.remove(key, family);
-        if (before != null) store.remove(indexed(before, key), index);
+        if (before != null) store.remove(indexKey.of(before, key), index);
       }
     }
 
     private Long expirationOf(UnsafeRow value) {
       return value.isNullAt(expiration) ? null : value.getLong(expiration);
-    }
-
-    private UnsafeRow indexed(long expirationMs, UnsafeRow key) {
-      GenericInternalRow row = new GenericInternalRow(2);
-      row.setLong(0, expirationMs);
-      row.update(1, key);
-      return indexKey.apply(row).copy();
     }
   }
 
@@ -414,19 +434,13 @@ abstract class StateEdits {
    * appends (the smallest expiration can only fall); a replace sets each given list exactly
    * and clears the lists not given, with their counts and index entries.
    */
-  static final class ExpiringLists extends StateEdits {
-    private static final UnsafeRow EMPTY = UnsafeProjection.create(
-        new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
-
+  static final class ExpiringLists extends PerKeyRows {
     private final String family;
     private final String index;
     private final String min;
     private final String counts;
     private final int expiration;
-    private final UnsafeProjection indexKey;
-    private final UnsafeProjection longRow = UnsafeProjection.create(
-        new DataType[] {LongType$.MODULE$});
-    private final Map<UnsafeRow, List<UnsafeRow>> lists = new LinkedHashMap<>();
+    private final TtlIndexKey indexKey;
 
     ExpiringLists(TwsVariable variable, WritePlan plan) {
       this.family = variable.family();
@@ -434,72 +448,62 @@ abstract class StateEdits {
       this.min = TwsVariable.MIN_PREFIX + variable.name();
       this.counts = TwsVariable.COUNT_PREFIX + variable.name();
       this.expiration = (Integer) variable.value().getFieldIndex(TwsVariable.TTL_FIELD).get();
-      this.indexKey = RowEncoder.project(List.of(
-          new BoundReference(0, LongType$.MODULE$, true),
-          new BoundReference(1, variable.groupingKey(), true)));
+      this.indexKey = new TtlIndexKey(variable.groupingKey());
     }
 
     @Override
-    UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row) {
-      return null;
+    List<UnsafeRow> storedKeys(StatePartition store) {
+      return store.keys(family);
     }
 
+    /** As ListStateImplWithTTL.put. */
     @Override
-    void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key) {
-      lists.computeIfAbsent(encoder.groupingKey(row).copy(), k -> new ArrayList<>())
-          .add(encoder.value(row).copy());
+    void put(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
+      if (!store.values(key, family).equals(elements)) write(store, key, elements, true);
     }
 
+    /** As ListStateImplWithTTL.appendList. */
     @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : lists.entrySet()) {
-        UnsafeRow key = e.getKey();
-        List<UnsafeRow> elements = e.getValue();
-        if (replace && store.values(key, family).equals(elements)) continue;
-        UnsafeRow oldMin = store.get(key, min);
-        UnsafeRow oldCount = replace ? null : store.get(key, counts);
-        if (replace) {
-          store.putList(key, elements, family);
-        } else {
-          store.mergeList(key, elements, family);
-        }
-        long before = oldCount == null ? 0L : oldCount.getLong(0);
-        store.put(key, longRow(before + elements.size()), counts);
-        long smallest = Long.MAX_VALUE;
-        for (UnsafeRow element : elements) smallest = Math.min(smallest, element.getLong(expiration));
-        if (oldMin == null) {
-          store.put(key, longRow(smallest), min);
-          store.put(indexed(smallest, key), EMPTY, index);
-        } else if (replace || smallest < oldMin.getLong(0)) {
-          store.remove(indexed(oldMin.getLong(0), key), index);
-          store.put(key, longRow(smallest), min);
-          store.put(indexed(smallest, key), EMPTY, index);
-        }
+    void append(StatePartition store, UnsafeRow key, List<UnsafeRow> elements) {
+      write(store, key, elements, false);
+    }
+
+    /** As OneToManyTTLState.updatePrimaryAndSecondaryIndices. */
+    private void write(StatePartition store, UnsafeRow key, List<UnsafeRow> elements,
+        boolean overwrite) {
+      UnsafeRow oldMin = store.get(key, min);
+      UnsafeRow oldCount = overwrite ? null : store.get(key, counts);
+      if (overwrite) {
+        store.putList(key, elements, family);
+      } else {
+        store.mergeList(key, elements, family);
       }
-      if (!replace) return;
-      for (UnsafeRow key : store.keys(family)) {
-        if (lists.containsKey(key)) continue;
-        UnsafeRow oldMin = store.get(key, min);
-        store.remove(key, family);
-        store.remove(key, counts);
-        if (oldMin != null) {
-          store.remove(key, min);
-          store.remove(indexed(oldMin.getLong(0), key), index);
-        }
+      long before = oldCount == null ? 0L : oldCount.getLong(0);
+      store.put(key, longRow(before + elements.size()), counts);
+      long smallest = Long.MAX_VALUE;
+      for (UnsafeRow element : elements) {
+        smallest = Math.min(smallest, element.getLong(expiration));
+      }
+      if (oldMin == null) {
+        store.put(key, longRow(smallest), min);
+        store.put(indexKey.of(smallest, key), EMPTY, index);
+      } else if (overwrite || smallest < oldMin.getLong(0)) {
+        store.remove(indexKey.of(oldMin.getLong(0), key), index);
+        store.put(key, longRow(smallest), min);
+        store.put(indexKey.of(smallest, key), EMPTY, index);
       }
     }
 
-    private UnsafeRow longRow(long n) {
-      GenericInternalRow row = new GenericInternalRow(1);
-      row.setLong(0, n);
-      return longRow.apply(row).copy();
-    }
-
-    private UnsafeRow indexed(long expirationMs, UnsafeRow key) {
-      GenericInternalRow row = new GenericInternalRow(2);
-      row.setLong(0, expirationMs);
-      row.update(1, key);
-      return indexKey.apply(row).copy();
+    /** As OneToManyTTLState.clearAllStateForElementKey. */
+    @Override
+    void clear(StatePartition store, UnsafeRow key) {
+      UnsafeRow oldMin = store.get(key, min);
+      store.remove(key, family);
+      store.remove(key, counts);
+      if (oldMin != null) {
+        store.remove(key, min);
+        store.remove(indexKey.of(oldMin.getLong(0), key), index);
+      }
     }
   }
 }
