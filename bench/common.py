@@ -37,19 +37,19 @@ def bench_session() -> SparkSession:
     return spark
 
 
-def build_keyed_state(
-    spark: SparkSession, root: Path, provider: str, keys: int, events_per_key: int = 1
-) -> Path:
-    """A streaming aggregation over ``keys`` distinct keys, ``events_per_key`` input rows each,
-    one micro-batch; returns the checkpoint (reused when it already exists)."""
-    name = f"agg-{provider}-{keys}" + (f"x{events_per_key}" if events_per_key > 1 else "")
-    checkpoint = root / name / "checkpoint"
-    if (checkpoint / "commits" / "0").exists():
-        return checkpoint
-    source = checkpoint.parent / "input"
-    spark.range(keys * events_per_key).select(
-        (F.col("id") % keys).alias("key"), (F.col("id") % 97).alias("amount")
-    ).write.mode("overwrite").parquet(str(source))
+def keyed_input(spark: SparkSession, root: Path, keys: int, events_per_key: int = 1) -> Path:
+    """Parquet input of ``keys`` distinct keys, ``events_per_key`` rows each (written once)."""
+    source = root / f"input-{keys}x{events_per_key}"
+    if not (source / "_SUCCESS").exists():
+        spark.range(keys * events_per_key).select(
+            (F.col("id") % keys).alias("key"), (F.col("id") % 97).alias("amount")
+        ).write.mode("overwrite").parquet(str(source))
+    return source
+
+
+def run_aggregation(spark: SparkSession, source: Path, checkpoint: Path, provider: str) -> Path:
+    """Runs the benchmarks' streaming aggregation over ``source`` into ``checkpoint`` until it
+    has read everything (one micro-batch); returns the checkpoint."""
     previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
     spark.conf.set("spark.sql.streaming.stateStore.providerClass", PROVIDERS[provider])
     try:
@@ -64,6 +64,19 @@ def build_keyed_state(
     finally:
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
     return checkpoint
+
+
+def build_keyed_state(
+    spark: SparkSession, root: Path, provider: str, keys: int, events_per_key: int = 1
+) -> Path:
+    """A streaming aggregation over ``keys`` distinct keys, ``events_per_key`` input rows each,
+    one micro-batch; returns the checkpoint (reused when it already exists)."""
+    name = f"agg-{provider}-{keys}" + (f"x{events_per_key}" if events_per_key > 1 else "")
+    checkpoint = root / name / "checkpoint"
+    if (checkpoint / "commits" / "0").exists():
+        return checkpoint
+    source = keyed_input(spark, root, keys, events_per_key)
+    return run_aggregation(spark, source, checkpoint, provider)
 
 
 def median_seconds(action: Callable[[], object], repeat: int) -> float:

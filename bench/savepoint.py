@@ -1,9 +1,11 @@
 """Savepoint take and restore vs. a plain copy, a rebuild and Spark's own repartition, 1M keys.
 
-    python bench/savepoint.py [--keys 1000000] [--events-per-key 10] [--repeat 3] [--dir bench/out]
+    python bench/savepoint.py [--keys 1000000] [--events-per-key 10,100] [--repeat 3]
+                              [--dir bench/out]
 
-The state: a streaming aggregation over ``--keys`` keys built from ``--events-per-key`` input
-rows per key, in one micro-batch (so the live state is its latest version and nothing older).
+The state: a streaming aggregation over ``--keys`` keys built from the first ``--events-per-key``
+count of input rows per key, in one micro-batch (so the live state is its latest version and
+nothing older).
 
 (a) ``take_savepoint`` vs. a recursive copy of the checkpoint folder, both ``shutil.copytree``
     and Hadoop's ``FileUtil.copy`` (the copy through the FileSystem API that checkpoint paths on
@@ -16,9 +18,11 @@ rows per key, in one micro-batch (so the live state is its latest version and no
     take of a one-batch checkpoint has a floor of a few hundred ms that ``copytree`` (about
     10 ms for these ~20 MB) does not pay; Hadoop's copy pays it too.
 (b) ``restore_savepoint`` with 4 -> 8 partitions vs. rebuilding the state by running the
-    streaming query over its input again (``build_keyed_state`` on a fresh folder: writes the
-    input, then runs the query). The input has ``--events-per-key`` rows per key, as a query's
-    history has more events than keys; one micro-batch, the cheapest way to replay it.
+    streaming query over its input again (``run_aggregation`` on a fresh folder; the input is
+    written beforehand and not timed, as a replay reads input that already exists), once per
+    ``--events-per-key`` count: a query's history has more events than keys, and a restore
+    costs the same whatever the history was, while a rebuild grows with it. One micro-batch,
+    the cheapest way to replay.
 (c) RocksDB only: the same restore vs. Spark's offline repartition, 4 -> 8
     (``spark._streamingCheckpointManager.repartition``, which rewrites a checkpoint in place: it
     runs on a fresh copy each time, copying not timed).
@@ -33,9 +37,10 @@ import argparse
 import shutil
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from common import PROVIDERS, bench_session, build_keyed_state
+from common import PROVIDERS, bench_session, build_keyed_state, keyed_input, run_aggregation
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -65,14 +70,20 @@ def spark_repartition(spark: SparkSession, checkpoint: Path, partitions: int) ->
     spark._streamingCheckpointManager.repartition(str(checkpoint), partitions)
 
 
+def rebuild(events_per_key: int) -> str:
+    """The name of the rebuild measurement over ``events_per_key`` input rows per key."""
+    return f"rebuild_x{events_per_key}"
+
+
 class Provider:
     """The measurements of one provider: seconds per run of each side, and state bytes."""
 
     def __init__(
-        self, spark: SparkSession, name: str, root: Path, keys: int, events_per_key: int
+        self, spark: SparkSession, name: str, root: Path, keys: int, events_per_key: list[int]
     ) -> None:
         self.spark, self.name, self.keys, self.events_per_key = spark, name, keys, events_per_key
-        self.base = build_keyed_state(spark, root, name, keys, events_per_key)
+        self.base = build_keyed_state(spark, root, name, keys, events_per_key[0])
+        self.inputs = {e: keyed_input(spark, root, keys, e) for e in events_per_key}
         self.scratch = root / f"savepoint-{name}-{keys}"
         self.savepoint = self.scratch / "savepoint"
         self.seconds: dict[str, list[float]] = {
@@ -80,7 +91,7 @@ class Provider:
             "hadoop_copy": [],
             "take": [],
             "restore": [],
-            "rebuild": [],
+            **{rebuild(e): [] for e in events_per_key},
             "spark": [],
         }
         self.state_bytes = tree_bytes(self.base / "state")
@@ -130,17 +141,15 @@ class Provider:
             check(self.spark, target, self.keys, PARTITIONS, "restore")
 
     def run_rebuild(self) -> None:
-        target = self.fresh("rebuild")
-        built: list[Path] = []
-        seconds = timed(
-            lambda: built.append(
-                build_keyed_state(self.spark, target, self.name, self.keys, self.events_per_key)
+        for events in self.events_per_key:
+            target = self.fresh("rebuild")
+            seconds = timed(
+                partial(run_aggregation, self.spark, self.inputs[events], target, self.name)
             )
-        )
-        assert (built[0] / "commits" / "0").exists(), "rebuild: the query committed no batch"
-        self.record("rebuild", seconds, " (writes the input, runs the query)")
-        if not self.checked:
-            check(self.spark, built[0], self.keys, 4, "rebuild")
+            assert (target / "commits" / "0").exists(), "rebuild: the query committed no batch"
+            self.record(rebuild(events), seconds, f" (replays {events} events per key)")
+            if not self.checked:
+                check(self.spark, target, self.keys, 4, "rebuild")
 
     def run_spark(self) -> None:
         if self.name != "rocksdb" or self.spark_error is not None:
@@ -172,14 +181,19 @@ class Provider:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=1_000_000)
-    parser.add_argument("--events-per-key", type=int, default=10)
+    parser.add_argument(
+        "--events-per-key",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[10, 100],
+        help="input rows per key of the rebuilds, comma-separated (default: 10,100)",
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
     args = parser.parse_args()
 
     spark = bench_session()
     root = Path(args.dir)
-    warm = [Provider(spark, name, root, 1000, 1) for name in PROVIDERS]
+    warm = [Provider(spark, name, root, 1000, [1]) for name in PROVIDERS]
     for p in warm:  # warm-up on a small state: the first take/restore of a session loads classes
         p.round()
     providers = [Provider(spark, name, root, args.keys, args.events_per_key) for name in PROVIDERS]
@@ -194,8 +208,8 @@ def main() -> None:
         print(
             f"{p.name:8s} best of {args.repeat}: copytree {p.best('copy'):.3f} s, Hadoop copy "
             f"{p.best('hadoop_copy'):.3f} s, take "
-            f"{p.best('take'):.2f} s, restore {p.best('restore'):.2f} s, rebuild "
-            f"{p.best('rebuild'):.2f} s"
+            f"{p.best('take'):.2f} s, restore {p.best('restore'):.2f} s, "
+            + ", ".join(f"rebuild x{e} {p.best(rebuild(e)):.2f} s" for e in p.events_per_key)
             + (f", Spark repartition {p.best('spark'):.2f} s" if p.seconds["spark"] else "")
             + f"; state/ bytes: checkpoint {p.state_bytes}, savepoint {p.savepoint_state_bytes}"
         )
@@ -209,12 +223,12 @@ def main() -> None:
             f"ratio savepoint_state_bytes/checkpoint_state_bytes {p.name}: "
             f"{p.savepoint_state_bytes / p.state_bytes:.2f} (goal <= 1.0)"
         )
-    for p in providers:
-        ratio = p.best("rebuild") / p.best("restore")
-        print(
-            f"ratio rebuild/restore {p.name} ({p.events_per_key} events per key): {ratio:.2f}"
-            " (goal >= 5)"
-        )
+    for events in args.events_per_key:
+        for p in providers:
+            ratio = p.best(rebuild(events)) / p.best("restore")
+            print(
+                f"ratio rebuild/restore {p.name} ({events} events per key): {ratio:.2f} (goal >= 5)"
+            )
     for p in providers:
         if p.name != "rocksdb":
             continue
