@@ -254,6 +254,12 @@ class TransactionEnded(SavepointError):
     error_class = "SAVEPOINT_TRANSACTION_ENDED"
 
 
+class NoSinkLog(SavepointError):
+    """``sink.files`` without a file sink log: no ``sink`` option, or no ``_spark_metadata``."""
+
+    error_class = "SAVEPOINT_NO_SINK_LOG"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 

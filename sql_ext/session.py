@@ -100,13 +100,20 @@ def attach(
     catalog: str = DEFAULT_CATALOG,
     like: str | None = None,
     writable: bool = False,
+    sink: str | None = None,
 ) -> None:
     """Attach the checkpoint (or savepoint) at ``path`` to a running session as ``catalog``
     (replacing what that name pointed at before); with ``like``, create it first as an empty
     savepoint when missing. A savepoint is read-only unless taken writable or attached with
-    ``writable=True``."""
+    ``writable=True``. ``sink``: the output folder of the query's file sink, whose log
+    ``<catalog>.sink.files`` reads (it lives beside the output, not in the checkpoint).
+
+    >>> attach(spark, "/data/ckpt", sink="/data/out")  # doctest: +SKIP
+    >>> spark.table("savepoint.sources.offsets").show()  # doctest: +SKIP
+    """
     bridge.require_jar(spark)
     bridge.check_checkpoint(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():
         spark.conf.set(key, value)
     spark.conf.set(f"spark.sql.catalog.{catalog}.writable", str(bool(writable)).lower())
+    spark.conf.set(f"spark.sql.catalog.{catalog}.sink", sink or "")

@@ -93,7 +93,9 @@ def test_user_uids_name_operators_in_the_catalog(spark, agg, tmp_path: Path) -> 
     names = {r[0] for r in spark.sql("SHOW NAMESPACES IN named").collect()}
     assert {"agg_0", "by_user"} <= names
     assert rows(spark, "named.by_user.default") == rows(spark, "named.agg_0.default")
-    assert rows(spark, "(SELECT uid, user_uid FROM named.metadata)") == [("agg_0", "by_user")]
+    assert rows(spark, "(SELECT uid, user_uid FROM named.metadata WHERE operator_id = 0)") == [
+        ("agg_0", "by_user")
+    ]
     restored = tmp_path / "restored"
     restore_savepoint(spark, str(target), str(restored), uids={"by_user": "orders"})
     attach(spark, str(restored), "renamed")

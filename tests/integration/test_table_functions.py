@@ -15,6 +15,9 @@ def test_savepoint_metadata_needs_no_catalog(spark, checkpoints) -> None:
         ("tws_0", "history", "list"),
         ("tws_0", "items", "map"),
         ("tws_0", "timers", "timers"),
+        ("sources", "offsets", "operator state"),
+        ("sources", "files", "operator state"),
+        ("query", "batches", "operator state"),
     ]
 
 

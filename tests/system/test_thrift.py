@@ -118,7 +118,10 @@ def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
     schemas = {row[0] for row in _metadata(cursor, ttypes.TGetSchemasReq())}
     assert {"savepoint", "join", "live"} <= schemas
     tables = _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint"))
-    assert {(row[2], row[3]) for row in tables} == {("agg_0_default", "VIEW"), ("metadata", "VIEW")}
+    assert {(row[2], row[3]) for row in tables} == {
+        ("agg_0_default", "VIEW"), ("metadata", "VIEW"), ("sources_offsets", "VIEW"),
+        ("sources_files", "VIEW"), ("query_batches", "VIEW"),
+    }  # fmt: skip
     join_tables = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join"))}
     assert {"join_0_left", "join_0_right_keywithindextovalue", "metadata"} <= join_tables
     columns = _metadata(
@@ -152,10 +155,15 @@ def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
 def test_metadata_view_over_jdbc(cursor) -> None:
     cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint.metadata")
     assert cursor.fetchall() == [
-        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation")
+        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation"),
+        ("savepoint.sources_offsets", "savepoint_catalog.sources.offsets", "operator state"),
+        ("savepoint.sources_files", "savepoint_catalog.sources.files", "operator state"),
+        ("savepoint.query_batches", "savepoint_catalog.query.batches", "operator state"),
     ]
-    cursor.execute("SELECT count(*) FROM join.metadata")
+    cursor.execute("SELECT count(*) FROM join.metadata WHERE state_kind != 'operator state'")
     assert cursor.fetchall() == [(6,)]
+    cursor.execute("SELECT source, `offset` FROM savepoint.sources_offsets")
+    assert cursor.fetchall() == [("file", 1)]
 
 
 @pytest.mark.slow
@@ -176,7 +184,7 @@ def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     message = str(refused.value)
     assert "[SAVEPOINT_READ_ONLY]" in message and "--allow-writes" in message
     cursor.execute("SELECT count(*) FROM savepoint.metadata")
-    assert cursor.fetchall() == [(1,)]
+    assert cursor.fetchall() == [(4,)]
 
 
 @pytest.mark.slow

@@ -3,33 +3,23 @@ package dev.sparksavepoint.catalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateRef;
-import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.SupportsRead;
-import org.apache.spark.sql.connector.catalog.SupportsWrite;
-import org.apache.spark.sql.connector.catalog.Table;
-import org.apache.spark.sql.connector.catalog.TableCapability;
-import org.apache.spark.sql.connector.read.LocalScan;
-import org.apache.spark.sql.connector.read.ScanBuilder;
-import org.apache.spark.sql.connector.write.LogicalWriteInfo;
-import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * {@code savepoint.metadata}: one row per state table of the checkpoint, computed on the driver
- * from metadata and schema files (a local scan: no Spark job). Read-only: a write is refused
- * with SAVEPOINT_UNSUPPORTED (it declares write capabilities only to say so in one line).
+ * from metadata and schema files, then one per query-log table ({@link QueryLogTables}, state
+ * kind {@code operator state}, no operator id). Read-only.
  */
-public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
+public final class MetadataTable extends LocalTable {
   public static final String NAME = "metadata";
+  /** The state_kind of the query-log tables (sources, query, sink): Flink's operator state. */
+  static final String OPERATOR_STATE = "operator state";
 
   public static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
       "uid STRING",
@@ -51,14 +41,16 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
       "spark_version STRING",
       "inferred STRING"));
 
-  private final String catalog;
   private final Checkpoint checkpoint;
   private final long batchId;
+  private final boolean sink;
 
-  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId) {
-    this.catalog = catalog;
+  /** {@code sink}: list {@code sink.files} too (the catalog knows the file sink's output). */
+  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId, boolean sink) {
+    super(catalog);
     this.checkpoint = checkpoint;
     this.batchId = batchId;
+    this.sink = sink;
   }
 
   @Override
@@ -72,34 +64,12 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
   }
 
   @Override
-  public Set<TableCapability> capabilities() {
-    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-        TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
+  protected String readOnlyBecause() {
+    return "it describes the checkpoint's state tables and is read-only";
   }
 
   @Override
-  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-    throw Errors.unsupported("Writing " + name() + " (it describes the checkpoint's state"
-        + " tables and is read-only)", catalog);
-  }
-
-  @Override
-  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-    InternalRow[] rows = rows();
-    return () -> new LocalScan() {
-      @Override
-      public InternalRow[] rows() {
-        return rows;
-      }
-
-      @Override
-      public StructType readSchema() {
-        return SCHEMA;
-      }
-    };
-  }
-
-  private InternalRow[] rows() {
+  protected InternalRow[] rows() {
     List<InternalRow> rows = new ArrayList<>();
     String provider = shortProvider(checkpoint.recordedConf(batchId)
         .getOrDefault("spark.sql.streaming.stateStore.providerClass", ""));
@@ -122,6 +92,13 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
             str(checkpoint.location()), str(sparkVersion),
             str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred()))}));
       }
+    }
+    for (QueryLogTables.Listed t : QueryLogTables.listed(sink)) {
+      rows.add(new GenericInternalRow(new Object[] {
+          str(t.namespace()), null, null, str(t.namespace()), str(t.table()),
+          str(OPERATOR_STATE), str(catalog + "." + t.namespace() + "." + t.table()),
+          str(t.keys().toDDL()), str(t.values().toDDL()), null, str(provider), batchId, min,
+          max, null, str(checkpoint.location()), str(sparkVersion), null}));
     }
     return rows.toArray(new InternalRow[0]);
   }
@@ -150,9 +127,5 @@ public final class MetadataTable implements Table, SupportsRead, SupportsWrite {
     if (providerClass.contains("RocksDB")) return "rocksdb";
     if (providerClass.contains("HDFSBacked")) return "hdfs";
     return providerClass.isEmpty() ? "hdfs" : providerClass;
-  }
-
-  private static UTF8String str(String s) {
-    return s == null ? null : UTF8String.fromString(s);
   }
 }

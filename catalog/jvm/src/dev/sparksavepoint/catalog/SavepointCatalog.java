@@ -48,6 +48,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   private String initialPath;
   private String initialLike;
   private boolean initialWritable;
+  private String initialSink;
   /** The checkpoint of the last call (error messages). */
   private String path;
   /** The checkpoint opened last, reused while its logs are unchanged (see {@link #checkpoint}). */
@@ -59,6 +60,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     this.initialPath = options.get("path");
     this.initialLike = options.get("like");
     this.initialWritable = options.getBoolean("writable", false);
+    this.initialSink = options.get("sink");
   }
 
   @Override
@@ -89,6 +91,13 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   private boolean openedWritable() {
     return Boolean.parseBoolean(SparkSession.active().conf()
         .get("spark.sql.catalog." + name + ".writable", String.valueOf(initialWritable)));
+  }
+
+  /** The output folder of the query's file sink (catalog option {@code sink}), or null. */
+  private String sink() {
+    String sink = SparkSession.active().conf().get("spark.sql.catalog." + name + ".sink",
+        initialSink);
+    return sink == null || sink.isBlank() ? null : sink;
   }
 
   private static Configuration hadoopConf() {
@@ -132,6 +141,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
       names.add(new String[] {op.uid()});
       if (users.containsKey(op.id())) names.add(new String[] {users.get(op.id())});
     }
+    for (String ns : logNamespaces()) names.add(new String[] {ns});
     return names.toArray(String[][]::new);
   }
 
@@ -147,6 +157,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (namespace.length == 0) return true;
     if (namespace.length != 1) return false;
     Checkpoint ckpt = checkpoint();
+    if (QueryLogTables.namespace(namespace[0]) != null) return ckpt.hasCommittedBatch();
     return ckpt.hasCommittedBatch() && ckpt.operators(ckpt.lastCommitted()).stream()
         .anyMatch(op -> ckpt.answersTo(op, namespace[0]));
   }
@@ -157,6 +168,11 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (namespace.length != 1) {
       throw Errors.noSuchOperator(path, String.join(".", namespace),
           String.join(", ", ckpt.operatorNames()));
+    }
+    String logs = QueryLogTables.namespace(namespace[0]);
+    if (logs != null) {
+      return Map.of("comment", QueryLogTables.comment(logs), "location", ckpt.location(),
+          "tables", String.join(",", QueryLogTables.tables(logs)));
     }
     Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
     Map<String, String> meta = new HashMap<>();
@@ -201,6 +217,11 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
       return new Identifier[] {Identifier.of(namespace, MetadataTable.NAME)};
     }
     if (namespace.length != 1) throw new NoSuchNamespaceException(namespace);
+    String logs = QueryLogTables.namespace(namespace[0]);
+    if (logs != null) {
+      return QueryLogTables.tables(logs).stream().map(t -> Identifier.of(namespace, t))
+          .toArray(Identifier[]::new);
+    }
     Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted()); // or SAVEPOINT_NO_SUCH_OPERATOR
     List<Identifier> ids = new ArrayList<>();
     for (String table : op.tableNames()) ids.add(Identifier.of(namespace, table));
@@ -213,6 +234,11 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
       Checkpoint ckpt = checkpoint();
       if (isMetadata(ident)) return true;
       if (ident.namespace().length != 1 || !ckpt.hasCommittedBatch()) return false;
+      String logs = QueryLogTables.namespace(ident.namespace()[0]);
+      if (logs != null) {
+        return QueryLogTables.tables(logs).stream().anyMatch(t -> t.equalsIgnoreCase(
+            ident.name()));
+      }
       return ckpt.operators(ckpt.lastCommitted()).stream()
           .anyMatch(op -> op.answersTo(ident.namespace()[0])
               && findTable(op, ident.name()) != null);
@@ -246,8 +272,18 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     Checkpoint ckpt = checkpoint();
     long batchId = requestedBatch == null ? ckpt.lastCommitted() : ckpt.checkBatch(requestedBatch);
     ckpt.checkLogs(batchId);
-    if (isMetadata(ident)) return new MetadataTable(name, ckpt, batchId);
+    if (isMetadata(ident)) return new MetadataTable(name, ckpt, batchId, sink() != null);
     if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
+    String logs = QueryLogTables.namespace(ident.namespace()[0]);
+    if (logs != null) {
+      Table table = QueryLogTables.load(name, ckpt, logs, ident.name(), batchId, requestedBatch,
+          sink());
+      if (table == null) {
+        throw Errors.noSuchState(path, logs, ident.name(),
+            String.join(", ", QueryLogTables.tables(logs)));
+      }
+      return table;
+    }
     Operator op = ckpt.operator(ident.namespace()[0], batchId);
     String table = findTable(op, ident.name());
     if (table == null) {
@@ -265,6 +301,13 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     return FlatStateTable.create(name + "." + op.uid() + "." + table,
         StateSource.schema(ckpt.location(), op, table, batchId, options), options, props,
         new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
+  }
+
+  /** The query-log namespaces this catalog shows: {@code sink} only with a sink option. */
+  private List<String> logNamespaces() {
+    boolean sink = sink() != null;
+    return QueryLogTables.namespaces().stream()
+        .filter(ns -> sink || !ns.equals(SinkFilesTable.NAMESPACE)).toList();
   }
 
   private static boolean isMetadata(Identifier ident) {

@@ -139,6 +139,22 @@ public final class Checkpoint {
     return commits.lastKey();
   }
 
+  /** The batches with an offsets entry (planned, maybe not committed), in order. */
+  public List<Long> plannedBatches() {
+    return new ArrayList<>(offsets.keySet());
+  }
+
+  /** When offsets/{batchId} was written (epoch ms), or -1 when it does not exist. */
+  public long planTimeMs(long batchId) {
+    Long time = offsets.get(batchId);
+    return time == null ? -1 : time;
+  }
+
+  /** True when commits/{batchId} exists. */
+  public boolean isCommitted(long batchId) {
+    return commits.containsKey(batchId);
+  }
+
   /** The last batch with an offsets entry (planned, maybe not committed); -1 when none. */
   public long lastPlanned() {
     return offsets.isEmpty() ? -1 : offsets.lastKey();

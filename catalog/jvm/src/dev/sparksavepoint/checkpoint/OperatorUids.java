@@ -27,13 +27,16 @@ public final class OperatorUids {
   private static final Pattern USER_UID = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
   private static final Pattern GENERATED = Pattern.compile("[a-z]+_\\d+|\\d+");
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** Names the catalog uses itself: its metadata table, procedures and query-log namespaces. */
+  private static final java.util.Set<String> RESERVED =
+      java.util.Set.of("metadata", "system", "sources", "query", "sink");
 
   private OperatorUids() {}
 
   /** True for a name that can be a user uid (and so is not an operator id or generated uid). */
   public static boolean isUserUid(String name) {
     return USER_UID.matcher(name).matches() && !GENERATED.matcher(name).matches()
-        && !name.equalsIgnoreCase("metadata") && !name.equalsIgnoreCase("system");
+        && !RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT));
   }
 
   /** True for a name shaped like a generated uid ({@code agg_3}) or a plain operator id. */

@@ -462,4 +462,22 @@ public final class Errors {
         "'" + path + "' is not a savepoint (it has no _savepoint.json). Only savepoints taken"
             + " with `spark-savepoint savepoint take` can be disposed; nothing was removed.");
   }
+
+  /**
+   * {@code <catalog>.sink.files} without a file sink log to read: no {@code sink} option
+   * ({@code output} null), or no {@code _spark_metadata} under it.
+   */
+  public static RuntimeException noSinkLog(String path, String output, String catalog) {
+    String how = "set the catalog's sink option to the query's output folder (attach(spark,"
+        + " path, sink=OUTPUT), spark-savepoint sql --sink OUTPUT, or"
+        + " spark.sql.catalog." + catalog + ".sink=OUTPUT)";
+    return analysis(
+        "SAVEPOINT_NO_SINK_LOG",
+        output == null
+            ? "Catalog " + catalog + " (checkpoint '" + path + "') knows no file sink: a file"
+                + " sink keeps its log beside its output, not in the checkpoint; " + how + "."
+            : "'" + output + "' has no file sink log (_spark_metadata), so it is not the output"
+                + " folder of a streaming query's file sink (checkpoint '" + path + "'): " + how
+                + ".");
+  }
 }
