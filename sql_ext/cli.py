@@ -7,6 +7,7 @@
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
     spark-savepoint create <target> --like <checkpoint>
     spark-savepoint recover <path> [--force]
+    spark-savepoint offsets <path> [--batch N]
 
 Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
 it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only
@@ -117,6 +118,8 @@ def _sql(args: argparse.Namespace) -> int:
             paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
         if args.force:
             extra += ["--conf", "spark.savepoint.write.force=true"]
+        if args.sink:
+            extra += ["--conf", f"spark.sql.catalog.{args.catalog}.sink={args.sink}"]
         if args.execute:
             extra += ["-e", args.execute]
         if args.file:
@@ -145,7 +148,7 @@ def _in_process(args: argparse.Namespace) -> int:
 
     def run(spark: SparkSession) -> str:
         for name, path in catalogs.items():
-            attach(spark, path, name)
+            attach(spark, path, name, sink=args.sink if name == args.catalog else None)
         if args.force:
             spark.conf.set("spark.savepoint.write.force", "true")
         if args.atomic:
@@ -216,6 +219,28 @@ def _recover(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.edits import recover
 
     return in_local_session(args, lambda spark: recover(spark, args.path, force=args.force))
+
+
+def _offsets(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.offsets import describe
+
+    check_local([args.path])
+    return in_local_session(args, lambda spark: describe(spark, args.path, args.batch))
+
+
+def _add_offsets(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    offsets = sub.add_parser(
+        "offsets",
+        parents=[common],
+        help="where the query's sources stand (Kafka offsets, file source log, rate), and the"
+        " batch's watermark",
+    )
+    offsets.add_argument("path", metavar="PATH", help="checkpoint folder")
+    offsets.add_argument(
+        "--batch", type=int, help="after this committed batch (default: the last committed)"
+    )
+    offsets.add_argument("--master", default="local[1]", help="Spark master (%(default)s)")
+    offsets.set_defaults(run=_offsets)
 
 
 def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -311,6 +336,11 @@ def build_parser() -> argparse.ArgumentParser:
         "views, the catalog then named NAME_catalog",
     )  # fmt: skip
     sql.add_argument(
+        "--sink",
+        metavar="OUTPUT",
+        help="the output folder of the query's file sink: its log becomes <catalog>.sink.files",
+    )
+    sql.add_argument(
         "--force",
         action="store_true",
         help="write even when the checkpoint's query looks alive (you know it has stopped)",
@@ -354,6 +384,7 @@ def build_parser() -> argparse.ArgumentParser:
     create.set_defaults(run=_create)
 
     _add_recover(sub, common)
+    _add_offsets(sub, common)
     add_savepoint(sub, common)
     _add_thriftserver(sub, common)
     return parser

@@ -189,3 +189,20 @@ def test_the_log_tables_refuse_writes_and_a_missing_sink_says_how(spark, logs) -
     with pytest.raises(Exception, match=r"SAVEPOINT_NO_SINK_LOG.*has no file sink log"):
         spark.table("ql.sink.files").collect()
     assert snapshot(logs.files) == before
+
+
+def test_cli_offsets_prints_a_line_per_source_after_the_batch(spark, logs, capsys) -> None:
+    from spark_savepoint.sql_ext.cli import main
+
+    assert main(["offsets", str(logs.files), "--batch", "0"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"batch 0 of '{logs.files}': committed ")
+    assert lines[0].endswith("no watermark")
+    offset = json.loads(offset_lines(logs.files, 0)[0])["logOffset"]
+    assert lines[1].startswith(f"  source 0  file  -  offset {offset}  file source:")
+    assert len(lines) == 2
+
+    assert main(["offsets", str(logs.rate)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"batch {last(logs.rate)} of '{logs.rate}'")
+    assert "  source 0  rate  -  offset " in lines[1]

@@ -43,24 +43,10 @@ final class BatchesTable extends LocalTable {
 
   /** {@code upTo}: the last batch to list, or null for every batch. */
   BatchesTable(String catalog, Checkpoint checkpoint, Long upTo) {
-    super(catalog);
+    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+        "it lists the checkpoint's batches and is read-only");
     this.checkpoint = checkpoint;
     this.upTo = upTo;
-  }
-
-  @Override
-  public String name() {
-    return catalog + "." + NAMESPACE + "." + NAME;
-  }
-
-  @Override
-  public StructType schema() {
-    return SCHEMA;
-  }
-
-  @Override
-  protected String readOnlyBecause() {
-    return "it lists the checkpoint's batches and is read-only";
   }
 
   @Override

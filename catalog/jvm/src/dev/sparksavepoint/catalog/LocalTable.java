@@ -23,16 +23,33 @@ import org.apache.spark.unsafe.types.UTF8String;
 abstract class LocalTable implements Table, SupportsRead, SupportsWrite {
   /** The catalog's name, for table names and messages. */
   protected final String catalog;
+  private final String name;
+  private final StructType schema;
+  private final String readOnlyBecause;
 
-  protected LocalTable(String catalog) {
+  /**
+   * Table {@code <catalog>.<name>} of columns {@code schema}; {@code readOnlyBecause} says why a
+   * write is refused ("it describes the ...").
+   */
+  protected LocalTable(String catalog, String name, StructType schema, String readOnlyBecause) {
     this.catalog = catalog;
+    this.name = catalog + "." + name;
+    this.schema = schema;
+    this.readOnlyBecause = readOnlyBecause;
   }
 
   /** The rows, in {@link #schema()}'s order and Spark's internal types. */
   protected abstract InternalRow[] rows();
 
-  /** Why the table is read-only, for the refusal: "it describes the ...". */
-  protected abstract String readOnlyBecause();
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public StructType schema() {
+    return schema;
+  }
 
   @Override
   public Set<TableCapability> capabilities() {
@@ -42,7 +59,7 @@ abstract class LocalTable implements Table, SupportsRead, SupportsWrite {
 
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-    throw Errors.unsupported("Writing " + name() + " (" + readOnlyBecause() + ")", catalog);
+    throw Errors.unsupported("Writing " + name + " (" + readOnlyBecause + ")", catalog);
   }
 
   @Override

@@ -47,25 +47,11 @@ public final class MetadataTable extends LocalTable {
 
   /** {@code sink}: list {@code sink.files} too (the catalog knows the file sink's output). */
   public MetadataTable(String catalog, Checkpoint checkpoint, long batchId, boolean sink) {
-    super(catalog);
+    super(catalog, NAME, SCHEMA,
+        "it describes the checkpoint's state tables and is read-only");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
     this.sink = sink;
-  }
-
-  @Override
-  public String name() {
-    return catalog + "." + NAME;
-  }
-
-  @Override
-  public StructType schema() {
-    return SCHEMA;
-  }
-
-  @Override
-  protected String readOnlyBecause() {
-    return "it describes the checkpoint's state tables and is read-only";
   }
 
   @Override

@@ -33,25 +33,11 @@ final class SinkFilesTable extends LocalTable {
 
   /** {@code upTo}: the last batch to list, or null for every batch. */
   SinkFilesTable(String catalog, String checkpoint, String output, Long upTo) {
-    super(catalog);
+    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+        "it lists what the file sink wrote and is read-only");
     this.checkpoint = checkpoint;
     this.output = output;
     this.upTo = upTo;
-  }
-
-  @Override
-  public String name() {
-    return catalog + "." + NAMESPACE + "." + NAME;
-  }
-
-  @Override
-  public StructType schema() {
-    return SCHEMA;
-  }
-
-  @Override
-  protected String readOnlyBecause() {
-    return "it lists what the file sink wrote and is read-only";
   }
 
   @Override

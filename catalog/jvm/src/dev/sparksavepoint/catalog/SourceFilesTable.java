@@ -31,24 +31,10 @@ final class SourceFilesTable extends LocalTable {
   private final long batchId;
 
   SourceFilesTable(String catalog, Checkpoint checkpoint, long batchId) {
-    super(catalog);
+    super(catalog, SourceOffsetsTable.NAMESPACE + "." + NAME, SCHEMA,
+        "a file source's seen files are read-only in this version");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
-  }
-
-  @Override
-  public String name() {
-    return catalog + "." + SourceOffsetsTable.NAMESPACE + "." + NAME;
-  }
-
-  @Override
-  public StructType schema() {
-    return SCHEMA;
-  }
-
-  @Override
-  protected String readOnlyBecause() {
-    return "a file source's seen files are read-only in this version";
   }
 
   @Override

@@ -41,24 +41,10 @@ final class SourceOffsetsTable extends LocalTable {
   private final long batchId;
 
   SourceOffsetsTable(String catalog, Checkpoint checkpoint, long batchId) {
-    super(catalog);
+    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+        "source positions are read-only in this version");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
-  }
-
-  @Override
-  public String name() {
-    return catalog + "." + NAMESPACE + "." + NAME;
-  }
-
-  @Override
-  public StructType schema() {
-    return SCHEMA;
-  }
-
-  @Override
-  protected String readOnlyBecause() {
-    return "source positions are read-only in this version";
   }
 
   /** The positions of batch {@code batchId}'s offsets entry. */
