@@ -260,6 +260,12 @@ class NoSinkLog(SavepointError):
     error_class = "SAVEPOINT_NO_SINK_LOG"
 
 
+class BadSourcePosition(SavepointError):
+    """An edit of ``sources.offsets`` that the source cannot honour; nothing was written."""
+
+    error_class = "SAVEPOINT_BAD_SOURCE_POSITION"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 

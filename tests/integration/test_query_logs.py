@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from spark_savepoint import attach
 from tests.support.checkpoint_files import snapshot
+from tests.support.source_queries import count_until, rate_stream, run_file_dedup, write_json
 
 
 @dataclass(frozen=True)
@@ -27,36 +27,6 @@ class LogQueries:
     rate_micro_batch: Path
 
 
-def write_json(folder: Path, name: str, keys: list[int]) -> None:
-    (folder / name).write_text("\n".join(json.dumps({"k": k, "v": k * 10}) for k in keys))
-
-
-def run_file_query(spark: SparkSession, source: Path, output: Path, checkpoint: Path) -> None:
-    """dropDuplicates over JSON files into a parquet file sink, until it has read everything."""
-    stream = spark.readStream.schema("k INT, v INT").json(str(source))
-    query = (
-        stream.dropDuplicates(["k"]).writeStream.format("parquet")
-        .option("path", str(output)).option("checkpointLocation", str(checkpoint))
-        .trigger(availableNow=True).start()
-    )  # fmt: skip
-    query.awaitTermination()
-
-
-def run_until(spark: SparkSession, stream, checkpoint: Path, batches: int) -> None:
-    """An aggregation of ``stream`` until ``batches`` batches are committed."""
-    query = (
-        stream.groupBy((F.col("value") % 3).alias("k")).count()
-        .writeStream.format("noop").outputMode("update")
-        .option("checkpointLocation", str(checkpoint))
-        .trigger(processingTime="200 milliseconds").start()
-    )  # fmt: skip
-    try:
-        while not (checkpoint / "commits" / str(batches - 1)).exists():
-            query.awaitTermination(0.2)
-    finally:
-        query.stop()
-
-
 @pytest.fixture(scope="module")
 def logs(spark, tmp_path_factory: pytest.TempPathFactory) -> LogQueries:
     root = tmp_path_factory.mktemp("query-logs")
@@ -64,13 +34,12 @@ def logs(spark, tmp_path_factory: pytest.TempPathFactory) -> LogQueries:
     source.mkdir()
     write_json(source, "a.json", [1, 2])
     write_json(source, "b.json", [2, 3])
-    run_file_query(spark, source, output, root / "files")
+    run_file_dedup(spark, source, output, root / "files")
     write_json(source, "c.json", [4])
-    run_file_query(spark, source, output, root / "files")
-    rate = spark.readStream.format("rate").option("rowsPerSecond", 5).load()
-    run_until(spark, rate, root / "rate", 2)
+    run_file_dedup(spark, source, output, root / "files")
+    count_until(spark, rate_stream(spark), F.col("value") % 3, root / "rate", 2)
     micro = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 7).load()
-    run_until(spark, micro, root / "rate-micro-batch", 3)
+    count_until(spark, micro, F.col("value") % 3, root / "rate-micro-batch", 3)
     return LogQueries(root / "files", output, source, root / "rate", root / "rate-micro-batch")
 
 

@@ -12,6 +12,17 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import dev.sparksavepoint.write.PositionsWrite;
+import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperation;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
@@ -24,7 +35,7 @@ import org.apache.spark.sql.types.StructType;
  * in (a Kafka offset, a file source's log index, a rate source's seconds); {@code offset_json}
  * the source's whole offset as Spark wrote it.
  */
-final class SourceOffsetsTable extends LocalTable {
+final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOperations {
   static final String NAMESPACE = "sources";
   static final String NAME = "offsets";
   static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
@@ -42,9 +53,39 @@ final class SourceOffsetsTable extends LocalTable {
 
   SourceOffsetsTable(String catalog, Checkpoint checkpoint, long batchId) {
     super(catalog, NAMESPACE + "." + NAME, SCHEMA,
-        "source positions are read-only in this version");
+        "set positions with UPDATE or MERGE; rows can be neither added nor removed");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
+  }
+
+  /** Not ACCEPT_ANY_SCHEMA: Spark resolves and aligns UPDATE and MERGE assignments. */
+  @Override
+  public Set<TableCapability> capabilities() {
+    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE);
+  }
+
+  /**
+   * UPDATE and MERGE as copy-on-write: Spark reads the table, applies the statement and hands
+   * every row to {@link PositionsWrite}, which commits the changed positions as a new batch.
+   */
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    return () -> new RowLevelOperation() {
+      @Override
+      public Command command() {
+        return info.command();
+      }
+
+      @Override
+      public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+        return SourceOffsetsTable.this.newScanBuilder(options);
+      }
+
+      @Override
+      public WriteBuilder newWriteBuilder(LogicalWriteInfo write) {
+        return new PositionsWrite(checkpoint.location(), batchId);
+      }
+    };
   }
 
   /** The positions of batch {@code batchId}'s offsets entry. */

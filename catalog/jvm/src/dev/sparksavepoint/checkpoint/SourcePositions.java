@@ -43,7 +43,59 @@ public final class SourcePositions {
   public record Position(int sourceId, String kind, String topic, Integer partition, Long offset,
       String json) {}
 
+  /** One row's place: a source, and for Kafka its topic partition (else null, null). */
+  public record Key(int sourceId, String topic, Integer partition) {}
+
   private SourcePositions() {}
+
+  /**
+   * The entry with the offsets of {@code changed} rows replaced, every other byte as it was:
+   * a changed source's line is its own JSON with the numbers set in place (Jackson keeps the
+   * order of its fields, so a Kafka line keeps Spark's order of topics and partitions) and
+   * written back compact, as Spark writes it. Only shapes with one number per row change:
+   * Kafka, file source, bare numbers.
+   *
+   * @throws IllegalArgumentException when a key names no row of a changeable shape
+   */
+  public static byte[] withOffsets(byte[] entry, Map<Key, Long> changed) throws IOException {
+    String text = new String(entry, StandardCharsets.UTF_8);
+    String[] lines = text.split("\n", -1);
+    for (Map.Entry<Key, Long> change : changed.entrySet()) {
+      Key key = change.getKey();
+      int line = 2 + key.sourceId();
+      if (key.sourceId() < 0 || line >= lines.length) {
+        throw new IllegalArgumentException("no source " + key.sourceId());
+      }
+      lines[line] = withOffset(key, lines[line], change.getValue());
+    }
+    return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String withOffset(Key key, String line, long offset) throws IOException {
+    Position position = parseLine(key.sourceId(), line).get(0);
+    switch (position.kind()) {
+      case LONG:
+        return Long.toString(offset);
+      case FILE: {
+        com.fasterxml.jackson.databind.node.ObjectNode json =
+            (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(line);
+        json.put("logOffset", offset);
+        return JSON.writeValueAsString(json);
+      }
+      case KAFKA: {
+        JsonNode json = JSON.readTree(line);
+        JsonNode partitions = json.get(key.topic());
+        String p = String.valueOf(key.partition());
+        if (partitions == null || !partitions.has(p)) {
+          throw new IllegalArgumentException("no topic partition " + key.topic() + "/" + p);
+        }
+        ((com.fasterxml.jackson.databind.node.ObjectNode) partitions).put(p, offset);
+        return JSON.writeValueAsString(json);
+      }
+      default:
+        throw new IllegalArgumentException("a " + position.kind() + " offset cannot be set");
+    }
+  }
 
   /**
    * The positions of every source in an offsets entry.

@@ -58,6 +58,8 @@ public final class CheckpointCommit {
   private final Set<String> before;
   /** Set when commits/N+1 turned out to exist: a query re-ran and committed the batch. */
   private boolean committedByOther;
+  /** offsets/N+2, when {@link #planNext} wrote it. */
+  private Path plannedNext;
 
   private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, Set<String> before) {
     this.plan = plan;
@@ -78,8 +80,21 @@ public final class CheckpointCommit {
   /** {@link #begin}; {@code overrideRivals}: ignore other claims (recover --force). */
   public static CheckpointCommit begin(BatchPlan plan, String what, boolean planned,
       boolean overrideRivals) {
+    return begin(plan, what, planned, overrideRivals, null);
+  }
+
+  /**
+   * {@link #begin} for an edit of the source positions: offsets/N+1 is {@code offsetsEntry}
+   * instead of a copy of offsets/N.
+   */
+  public static CheckpointCommit begin(BatchPlan plan, String what, byte[] offsetsEntry) {
+    return begin(plan, what, false, false, offsetsEntry);
+  }
+
+  private static CheckpointCommit begin(BatchPlan plan, String what, boolean planned,
+      boolean overrideRivals, byte[] offsetsEntry) {
     EditClaim claim = EditClaim.take(plan, what, overrideRivals);
-    if (!planned) claim.planBatch(plan.hadoopConf());
+    if (!planned) claim.planBatch(plan.hadoopConf(), offsetsEntry);
     try {
       FileSystem fs = new Path(plan.checkpoint()).getFileSystem(plan.hadoopConf());
       FileSystem raw = unchecksummed(fs);
@@ -143,6 +158,22 @@ public final class CheckpointCommit {
     return files;
   }
 
+  /**
+   * Plans batch N+2 as well, before commits/N+1: offsets/N+2 is {@code entry}, fail-if-exists.
+   * Called once the state of version N+2 is complete: a query started before the edit commits
+   * batch N+2 then re-runs it from that state, between the positions of offsets/N+1 and N+2.
+   */
+  public void planNext(byte[] entry) {
+    long batch = CheckpointLog.nextBatch(CheckpointLog.nextBatch(plan.batchId()));
+    CheckpointLog log = new CheckpointLog(fs, new Path(plan.checkpoint()), CheckpointLog.OFFSETS);
+    try {
+      log.create(batch, entry, plan.hadoopConf());
+      plannedNext = log.file(batch);
+    } catch (IOException e) {
+      throw Errors.writeFailed(plan.checkpoint(), "write offsets/" + batch, e);
+    }
+  }
+
   /** Writes commits/N+1, last: the edit becomes batch N+1. */
   public void finish(List<PartitionCommit> commits) {
     long n = plan.batchId();
@@ -194,6 +225,13 @@ public final class CheckpointCommit {
       throw Errors.writeFailed(plan.checkpoint(), "remove the state files of a failed write", e);
     }
     CrashPoint.reach("rolled-back-state");
+    if (plannedNext != null) {
+      try {
+        fs.delete(plannedNext, false);
+      } catch (IOException e) {
+        throw Errors.writeFailed(plan.checkpoint(), "remove " + plannedNext, e);
+      }
+    }
     claim.release();
   }
 

@@ -148,15 +148,16 @@ public final class EditClaim {
   }
 
   /**
-   * Step 3: creates offsets/b as a copy of offsets/N, failing if it exists.
+   * Step 3: creates offsets/b, failing if it exists: {@code entry}, or a copy of offsets/N when
+   * null.
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CONCURRENT_WRITE when offsets/b
    *     exists (a running query started batch b); the claim is released first
    */
-  void planBatch(org.apache.hadoop.conf.Configuration conf) {
+  void planBatch(org.apache.hadoop.conf.Configuration conf, byte[] entry) {
     CheckpointLog offsets = new CheckpointLog(fs, root, CheckpointLog.OFFSETS);
     try {
-      offsets.create(batch, offsets.bytes(batch - 1), conf);
+      offsets.create(batch, entry != null ? entry : offsets.bytes(batch - 1), conf);
       offsetsCreated = true;
     } catch (FileAlreadyExistsException e) {
       release();

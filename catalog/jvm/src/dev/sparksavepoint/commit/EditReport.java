@@ -38,6 +38,11 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
     long removed = commits.stream().mapToLong(PartitionCommit::removed).sum();
     EditReport report = new EditReport(plan.checkpoint(), table,
         committed ? CheckpointLog.nextBatch(plan.batchId()) : -1, written, removed);
+    return record(report);
+  }
+
+  /** Reports (logs and keeps) {@code report}: an edit that is not of state entries. */
+  public static EditReport record(EditReport report) {
     last = report;
     LOG.info(report.describe());
     return report;

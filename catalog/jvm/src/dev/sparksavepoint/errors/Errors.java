@@ -480,4 +480,12 @@ public final class Errors {
                 + " folder of a streaming query's file sink (checkpoint '" + path + "'): " + how
                 + ".");
   }
+
+  /** An edit of {@code sources.offsets} that a source cannot honour; nothing was written. */
+  public static RuntimeException badSourcePosition(String path, String source, String why) {
+    return analysis(
+        "SAVEPOINT_BAD_SOURCE_POSITION",
+        "Cannot set the position of " + source + " in checkpoint '" + path + "': " + why
+            + ". Nothing was written.");
+  }
 }
