@@ -8,6 +8,7 @@ state is the same data), and with the query's own output where the output tells 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -35,7 +36,9 @@ def _catalog_tables(spark, golden: Golden, tmp_path: Path) -> dict[str, str]:
         attach(spark, str(golden.copy(tmp_path / golden.case).checkpoint), CATALOG)
     else:
         attach(spark, str(golden.folder / "checkpoint"), CATALOG)
-    rows = spark.sql(f"SELECT state, table_name FROM {CATALOG}.metadata").collect()
+    rows = spark.sql(
+        f"SELECT state, table_name FROM {CATALOG}.metadata WHERE operator_id IS NOT NULL"
+    ).collect()
     return {row.state: row.table_name for row in rows}
 
 
@@ -82,7 +85,9 @@ def test_metadata_names_the_version_and_what_was_inferred(
     spark, golden: Golden, tmp_path: Path
 ) -> None:
     _catalog_tables(spark, golden, tmp_path)
-    rows = spark.sql(f"SELECT uid, spark_version, inferred FROM {CATALOG}.metadata").collect()
+    rows = spark.sql(
+        f"SELECT uid, spark_version, inferred FROM {CATALOG}.metadata WHERE operator_id IS NOT NULL"
+    ).collect()
     assert {row.uid for row in rows} == {golden.uid}
     assert {row.spark_version for row in rows} == {golden.spark_version_shown}
     inferred = {row.inferred for row in rows}
@@ -92,6 +97,26 @@ def test_metadata_names_the_version_and_what_was_inferred(
         }
     else:
         assert inferred == {None}
+
+
+@pytest.mark.parametrize("golden", GOLDENS)
+def test_query_logs_read_as_the_version_wrote_them(spark, golden: Golden, tmp_path: Path) -> None:
+    _catalog_tables(spark, golden, tmp_path)
+    offsets = sorted((golden.folder / "checkpoint" / "offsets").glob("[0-9]*"), key=_batch)
+    last = offsets[-1].read_text().split("\n")
+    rows = spark.table(f"{CATALOG}.sources.offsets").collect()
+    assert [(r.batch_id, r.offset_json) for r in rows] == [
+        (_batch(offsets[-1]), line) for line in last[2:] if line
+    ]
+    batches = spark.table(f"{CATALOG}.query.batches").collect()
+    assert [r.batch_id for r in batches] == [_batch(p) for p in offsets]
+    assert [r.watermark_ms for r in batches] == [
+        json.loads(p.read_text().split("\n")[1])["batchWatermarkMs"] for p in offsets
+    ]
+
+
+def _batch(path: Path) -> int:
+    return int(path.name)
 
 
 def test_moved_transform_with_state_checkpoint_says_so(spark, tmp_path: Path) -> None:

@@ -118,7 +118,11 @@ def test_catalog_like_setting_creates_the_target(spark, checkpoints, tmp_path: P
     spark.conf.set("spark.sql.catalog.declared.path", str(target))
     spark.conf.set("spark.sql.catalog.declared.like", str(checkpoints[("agg", "hdfs")].checkpoint))
     try:
-        assert [r[0] for r in spark.sql("SHOW NAMESPACES IN declared").collect()] == ["agg_0"]
+        assert [r[0] for r in spark.sql("SHOW NAMESPACES IN declared").collect()] == [
+            "agg_0",
+            "sources",
+            "query",
+        ]
         assert (target / "commits" / "0").is_file()
     finally:
         spark.conf.unset("spark.sql.catalog.declared.like")

@@ -41,7 +41,7 @@ final class SourceFilesTable extends LocalTable {
   protected InternalRow[] rows() {
     List<InternalRow> rows = new ArrayList<>();
     SparkSession spark = SparkSession.active();
-    for (Position p : SourceOffsetsTable.positions(checkpoint, batchId)) {
+    for (Position p : checkpoint.sourcePositions(batchId)) {
       if (!p.kind().equals(SourcePositions.FILE)) continue;
       List<SourceFile> files;
       try {

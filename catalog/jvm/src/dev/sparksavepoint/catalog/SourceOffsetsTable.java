@@ -2,18 +2,19 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
-import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.FileLogs;
-import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
-import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.checkpoint.SourcePositions;
+import dev.sparksavepoint.write.PositionsWrite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import dev.sparksavepoint.write.PositionsWrite;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.TableCapability;
 import org.apache.spark.sql.connector.read.ScanBuilder;
@@ -22,11 +23,8 @@ import org.apache.spark.sql.connector.write.RowLevelOperation;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
 import org.apache.spark.sql.connector.write.WriteBuilder;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * {@code <catalog>.sources.offsets}: where each source of the query stands after batch N (the
@@ -88,20 +86,10 @@ final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOpe
     };
   }
 
-  /** The positions of batch {@code batchId}'s offsets entry. */
-  static List<Position> positions(Checkpoint checkpoint, long batchId) {
-    try {
-      return SourcePositions.parse(checkpoint.offsetLog().bytes(batchId));
-    } catch (IOException e) {
-      throw Errors.corruptFile(checkpoint.location(), CheckpointLog.OFFSETS + "/" + batchId,
-          "batch " + batchId, e, "Restore the file from a copy of the checkpoint.");
-    }
-  }
-
   @Override
   protected InternalRow[] rows() {
     List<InternalRow> rows = new ArrayList<>();
-    for (Position p : positions(checkpoint, batchId)) {
+    for (Position p : checkpoint.sourcePositions(batchId)) {
       String kind = kind(p);
       rows.add(new GenericInternalRow(new Object[] {
           batchId, p.sourceId(), str(kind), str(describe(p, kind)), str(p.topic()),

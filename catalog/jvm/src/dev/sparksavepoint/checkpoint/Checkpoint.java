@@ -223,6 +223,20 @@ public final class Checkpoint {
     }
   }
 
+  /**
+   * Where each source stands after batch {@code batchId} ({@link SourcePositions}).
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when offsets/N is
+   *     damaged
+   */
+  public List<SourcePositions.Position> sourcePositions(long batchId) {
+    try {
+      return SourcePositions.parse(offsetLog.bytes(batchId));
+    } catch (IOException | RuntimeException e) {
+      throw damagedLogEntry(CheckpointLog.OFFSETS, batchId, e);
+    }
+  }
+
   /** The batch timestamp (epoch ms) offsets/{batchId} records; -1 when it records none. */
   public long batchTimestampMs(long batchId) {
     return offsetMetadata(batchId).path("batchTimestampMs").asLong(-1);

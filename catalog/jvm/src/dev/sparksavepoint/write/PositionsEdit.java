@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.checkpoint.SourcePositions.Key;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
@@ -63,7 +64,8 @@ public final class PositionsEdit {
       throw Errors.concurrentWrite(ckpt.location(), CheckpointLog.nextBatch(readBatch), "batch "
           + last + " was committed after the statement read the table at batch " + readBatch);
     }
-    Map<Key, Long> changed = changes(ckpt, last, rows);
+    List<Position> current = ckpt.sourcePositions(last);
+    Map<Key, Long> changed = changes(ckpt, current, rows);
     long batch = CheckpointLog.nextBatch(last);
     if (changed.isEmpty()) {
       return EditReport.record(new EditReport(ckpt.location(), TABLE, -1, 0, 0));
@@ -75,7 +77,7 @@ public final class PositionsEdit {
       throw Errors.corruptFile(ckpt.location(), CheckpointLog.OFFSETS + "/" + last, "batch "
           + last, e, "Restore the file from a copy of the checkpoint.");
     }
-    boolean bridge = rewindsFileSource(ckpt, last, changed);
+    boolean bridge = rewindsFileSource(current, changed);
     WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, what(batch), entry);
     try {
@@ -114,29 +116,22 @@ public final class PositionsEdit {
   }
 
   /** True when a file source's position moves back. */
-  private static boolean rewindsFileSource(Checkpoint ckpt, long n, Map<Key, Long> changed) {
-    try {
-      for (Position p : SourcePositions.parse(ckpt.offsetLog().bytes(n))) {
-        Long to = changed.get(new Key(p.sourceId(), p.topic(), p.partition()));
-        if (p.kind().equals(SourcePositions.FILE) && to != null && to < p.offset()) return true;
-      }
-      return false;
-    } catch (IOException e) {
-      throw Errors.io(ckpt.location(), e);
+  private static boolean rewindsFileSource(List<Position> current, Map<Key, Long> changed) {
+    for (Position p : current) {
+      Long to = changed.get(key(p));
+      if (p.kind().equals(SourcePositions.FILE) && to != null && to < p.offset()) return true;
     }
+    return false;
   }
 
-  /** The positions {@code rows} change, validated against batch {@code n}'s. */
-  static Map<Key, Long> changes(Checkpoint ckpt, long n, List<Row> rows) {
+  private static Key key(Position p) {
+    return new Key(p.sourceId(), p.topic(), p.partition());
+  }
+
+  /** The positions {@code rows} change, validated against the {@code positions} of now. */
+  static Map<Key, Long> changes(Checkpoint ckpt, List<Position> positions, List<Row> rows) {
     Map<Key, Position> current = new LinkedHashMap<>();
-    try {
-      for (Position p : SourcePositions.parse(ckpt.offsetLog().bytes(n))) {
-        current.put(new Key(p.sourceId(), p.topic(), p.partition()), p);
-      }
-    } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.OFFSETS + "/" + n, "batch " + n,
-          e, "Restore the file from a copy of the checkpoint.");
-    }
+    for (Position p : positions) current.put(key(p), p);
     Map<Key, Long> changed = new LinkedHashMap<>();
     for (Row row : rows) {
       Position was = current.remove(row.key());
@@ -185,7 +180,7 @@ public final class PositionsEdit {
 
   /** The last entry of a file source's log {@code sources/<i>/}, or -1 when it has none. */
   private static long lastLogEntry(Checkpoint ckpt, int sourceId) {
-    Path log = new Path(new Path(ckpt.root(), "sources"), Integer.toString(sourceId));
+    Path log = FileLogs.sourceLog(ckpt, sourceId);
     long last = -1;
     try {
       if (!ckpt.fileSystem().exists(log)) return -1;
