@@ -15,6 +15,8 @@ from spark_savepoint import attach
 from tests.support.checkpoint_files import snapshot
 from tests.support.source_queries import count_until, rate_stream, run_file_dedup, write_json
 
+pytestmark = pytest.mark.slow  # real queries of their own
+
 
 @dataclass(frozen=True)
 class LogQueries:

@@ -16,6 +16,8 @@ from spark_savepoint import attach
 from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.source_queries import count_until, rate_stream, run_file_count, write_json
 
+pytestmark = pytest.mark.slow  # real queries of their own, restarted
+
 RATE = 5  # rows per second; the rate source's value v belongs to second v // RATE
 
 
