@@ -99,6 +99,7 @@ def test_metadata_names_the_version_and_what_was_inferred(
         assert inferred == {None}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("golden", GOLDENS)
 def test_query_logs_read_as_the_version_wrote_them(spark, golden: Golden, tmp_path: Path) -> None:
     _catalog_tables(spark, golden, tmp_path)
