@@ -148,3 +148,11 @@ def test_merge_from_an_earlier_batch_sets_the_positions_back(spark, built, copy)
         WHEN MATCHED THEN UPDATE SET offset = s.offset
     """)
     assert (offset(spark), last_batch(ckpt)) == (at, before + 2)
+
+
+def test_a_rate_source_cannot_be_advanced_past_its_clock(spark, built, copy) -> None:
+    ckpt = copy(built.rate)
+    before = snapshot(ckpt)
+    with pytest.raises(Exception, match=r"SAVEPOINT_BAD_SOURCE_POSITION.*ahead of its clock"):
+        spark.sql("UPDATE rw.sources.offsets SET offset = offset + 100000")
+    assert snapshot(ckpt) == before

@@ -1,18 +1,14 @@
 package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
-import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.write.PositionsWrite;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
@@ -104,22 +100,9 @@ final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOpe
    */
   private String kind(Position p) {
     if (!p.kind().equals(SourcePositions.LONG)) return p.kind();
-    return rateStartMs(p.sourceId()) >= 0 ? "rate" : SourcePositions.LONG;
+    return FileLogs.rateStartMs(checkpoint, p.sourceId()) >= 0 ? "rate" : SourcePositions.LONG;
   }
 
-  /** The start time the rate source {@code sourceId} keeps in {@code sources/<i>/0}, or -1. */
-  private long rateStartMs(int sourceId) {
-    Path file = new Path(FileLogs.sourceLog(checkpoint, sourceId), "0");
-    try {
-      if (!checkpoint.fileSystem().exists(file)) return -1;
-      List<String> lines = new String(CheckpointFiles.readAll(checkpoint.fileSystem(), file),
-          StandardCharsets.UTF_8).lines().toList();
-      return lines.size() == 2 && lines.get(0).matches("v\\d+") && lines.get(1).matches("\\d+")
-          ? Long.parseLong(lines.get(1)) : -1;
-    } catch (IOException | NumberFormatException e) {
-      return -1;
-    }
-  }
 
   private String describe(Position p, String kind) {
     String log = "sources/" + p.sourceId() + "/";
@@ -128,7 +111,7 @@ final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOpe
           + ": the next offset to read";
       case SourcePositions.FILE -> "file source: the files of log entries " + log + "0.."
           + p.offset() + " are read (see " + catalog + ".sources.files)";
-      case "rate" -> "rate source started at " + Instant.ofEpochMilli(rateStartMs(p.sourceId()))
+      case "rate" -> "rate source started at " + Instant.ofEpochMilli(FileLogs.rateStartMs(checkpoint, p.sourceId()))
           + ": seconds since its start";
       case SourcePositions.RATE_MICRO_BATCH -> "rate-micro-batch source: rows generated so far";
       case SourcePositions.LONG -> "a source counting in one number (socket, memory)";

@@ -1,6 +1,7 @@
 package dev.sparksavepoint.checkpoint;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -57,6 +58,23 @@ public final class FileLogs {
       }
     }
     return files;
+  }
+
+  /**
+   * The start time the rate source {@code sourceId} keeps in {@code sources/<i>/0} ({@code v1}
+   * and a number), or -1 when it keeps none: the source is no rate source.
+   */
+  public static long rateStartMs(Checkpoint checkpoint, int sourceId) {
+    Path file = new Path(sourceLog(checkpoint, sourceId), "0");
+    try {
+      if (!checkpoint.fileSystem().exists(file)) return -1;
+      List<String> lines = new String(CheckpointFiles.readAll(checkpoint.fileSystem(), file),
+          StandardCharsets.UTF_8).lines().toList();
+      return lines.size() == 2 && lines.get(0).matches("v\\d+") && lines.get(1).matches("\\d+")
+          ? Long.parseLong(lines.get(1)) : -1;
+    } catch (IOException | NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** The sink log folder of the output folder {@code output}. */

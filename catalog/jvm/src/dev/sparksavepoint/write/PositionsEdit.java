@@ -164,6 +164,12 @@ public final class PositionsEdit {
     switch (was.kind()) {
       case SourcePositions.KAFKA, SourcePositions.LONG -> {
         if (offset < 0) throw refused(ckpt, row.key(), "an offset cannot be negative");
+        long started = FileLogs.rateStartMs(ckpt, row.sourceId());
+        long elapsed = started < 0 ? -1 : (System.currentTimeMillis() - started) / 1000;
+        if (started >= 0 && offset > elapsed) {
+          throw refused(ckpt, row.key(), "a rate source's offset counts the seconds since it"
+              + " started (" + elapsed + " so far) and cannot lie ahead of its clock");
+        }
       }
       case SourcePositions.FILE -> {
         long lastEntry = lastLogEntry(ckpt, row.sourceId());
