@@ -189,6 +189,7 @@ def _edit_values(report: Any) -> dict[str, Any] | None:
         "written": int(report.written()),
         "removed": int(report.removed()),
         "summary": str(report.describe()),
+        "warning": None if report.warning() is None else str(report.warning()),
     }
 
 
@@ -276,6 +277,7 @@ def _dry_run_values(report: Any) -> dict[str, Any]:
         "removed": int(report.removed()),
         "samples": [str(s) for s in report.samples()],
         "summary": str(report.describe()),
+        "warning": None if report.warning() is None else str(report.warning()),
     }
 
 

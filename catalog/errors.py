@@ -266,6 +266,13 @@ class BadSourcePosition(SavepointError):
     error_class = "SAVEPOINT_BAD_SOURCE_POSITION"
 
 
+class BadWatermark(SavepointError):
+    """An edit of ``query.batches`` other than setting the last batch's watermark; nothing
+    was written."""
+
+    error_class = "SAVEPOINT_BAD_WATERMARK"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 

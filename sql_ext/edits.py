@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EditReport:
-    """One edit: the batch it committed (None when it changed nothing) and its entry counts."""
+    """One edit: the batch it committed (None when it changed nothing), its entry counts, and
+    what to know of its effect (``warning``, e.g. of a watermark set back), else None."""
 
     checkpoint: str
     table: str
@@ -30,6 +31,7 @@ class EditReport:
     written: int
     removed: int
     summary: str
+    warning: str | None = None
 
     @property
     def committed(self) -> bool:

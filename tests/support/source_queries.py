@@ -1,5 +1,6 @@
 """Small real queries over the file and rate sources, for the tests of the query-log tables
-(``sources.offsets``, ``sources.files``, ``query.batches``, ``sink.files``) and of rewinds."""
+(``sources.offsets``, ``sources.files``, ``query.batches``, ``sink.files``), of rewinds and of
+watermark edits."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from pathlib import Path
 
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
 
 
 def write_json(folder: Path, name: str, keys: list[int]) -> None:
@@ -33,6 +35,27 @@ def run_file_count(spark: SparkSession, source: Path, checkpoint: Path) -> None:
     query = (
         json_stream(spark, source).groupBy("k").count()
         .writeStream.format("noop").outputMode("update")
+        .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
+    )  # fmt: skip
+    query.awaitTermination()
+
+
+def write_events(folder: Path, name: str, times: list[str]) -> None:
+    """One input file of events ``{"ts": time}`` (times as ``2024-01-01 10:00:01``)."""
+    (folder / name).write_text("\n".join(json.dumps({"ts": t}) for t in times))
+
+
+def run_windowed_count(spark: SparkSession, source: Path, output: Path, checkpoint: Path) -> None:
+    """Events per 10-second window with a 10-second watermark, one input file per batch, into
+    a parquet file sink (append mode: a window is written once the watermark passes its end),
+    until it has read everything."""
+    events = (
+        spark.readStream.schema("ts TIMESTAMP").option("maxFilesPerTrigger", 1).json(str(source))
+    )
+    query = (
+        events.withWatermark("ts", "10 seconds").groupBy(F.window("ts", "10 seconds")).count()
+        .select(F.col("window.start").alias("start"), "count")
+        .writeStream.format("parquet").outputMode("append").option("path", str(output))
         .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
     )  # fmt: skip
     query.awaitTermination()

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.write.WatermarkEdit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,7 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -20,9 +22,11 @@ import org.apache.spark.sql.types.StructType;
  * batch of {@code VERSION AS OF}, else all, the planned and not committed one too): when it was
  * planned and committed, its batch timestamp, the event-time watermark it ran with and the one
  * its commit set for the next batch, and the confs the query recorded (provider, shuffle
- * partitions, format versions).
+ * partitions, format versions). UPDATE or MERGE of the last batch's {@code watermark} (or
+ * {@code watermark_ms}, {@code next_watermark_ms}) sets the watermark the query continues from
+ * ({@link WatermarkEdit}).
  */
-final class BatchesTable extends LocalTable {
+final class BatchesTable extends EditableLocalTable {
   static final String NAMESPACE = "query";
   static final String NAME = "batches";
   static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
@@ -40,13 +44,32 @@ final class BatchesTable extends LocalTable {
 
   private final Checkpoint checkpoint;
   private final Long upTo;
+  private final long readBatch;
 
-  /** {@code upTo}: the last batch to list, or null for every batch. */
-  BatchesTable(String catalog, Checkpoint checkpoint, Long upTo) {
+  /**
+   * {@code upTo}: the last batch to list, or null for every batch; {@code readBatch}: the last
+   * committed batch when the table was loaded.
+   */
+  BatchesTable(String catalog, Checkpoint checkpoint, Long upTo, long readBatch) {
     super(catalog, NAMESPACE + "." + NAME, SCHEMA,
-        "it lists the checkpoint's batches and is read-only");
+        "set the watermark with UPDATE or MERGE; rows can be neither added nor removed");
     this.checkpoint = checkpoint;
     this.upTo = upTo;
+    this.readBatch = readBatch;
+  }
+
+  @Override
+  protected String editDescription() {
+    return "set the watermark of '" + checkpoint.location() + "'";
+  }
+
+  /** The statement's rows: commits the watermark set on the last batch's row as a new batch. */
+  @Override
+  protected void apply(List<InternalRow> rows) {
+    InternalRow[] before = new BatchesTable(catalog, checkpoint.refreshed(), upTo, readBatch)
+        .rows();
+    WatermarkEdit.apply(SparkSession.active(), checkpoint.location(), readBatch, SCHEMA, before,
+        rows);
   }
 
   @Override

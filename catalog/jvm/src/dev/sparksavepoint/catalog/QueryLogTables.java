@@ -111,7 +111,7 @@ final class QueryLogTables {
     return switch (ns + "." + name) {
       case "sources.offsets" -> new SourceOffsetsTable(catalog, ckpt, batchId);
       case "sources.files" -> new SourceFilesTable(catalog, ckpt, batchId);
-      case "query.batches" -> new BatchesTable(catalog, ckpt, requested);
+      case "query.batches" -> new BatchesTable(catalog, ckpt, requested, batchId);
       default -> {
         if (sink == null) throw Errors.noSinkLog(ckpt.location(), null, catalog);
         yield new SinkFilesTable(catalog, ckpt.location(), sink, requested);

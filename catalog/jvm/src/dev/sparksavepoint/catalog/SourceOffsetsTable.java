@@ -4,23 +4,14 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.checkpoint.SourcePositions;
-import dev.sparksavepoint.write.PositionsWrite;
+import dev.sparksavepoint.write.PositionsEdit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
-import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
-import org.apache.spark.sql.connector.catalog.TableCapability;
-import org.apache.spark.sql.connector.read.ScanBuilder;
-import org.apache.spark.sql.connector.write.LogicalWriteInfo;
-import org.apache.spark.sql.connector.write.RowLevelOperation;
-import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
-import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
-import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
  * {@code <catalog>.sources.offsets}: where each source of the query stands after batch N (the
@@ -29,7 +20,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * in (a Kafka offset, a file source's log index, a rate source's seconds); {@code offset_json}
  * the source's whole offset as Spark wrote it.
  */
-final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOperations {
+final class SourceOffsetsTable extends EditableLocalTable {
   static final String NAMESPACE = "sources";
   static final String NAME = "offsets";
   static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
@@ -52,34 +43,16 @@ final class SourceOffsetsTable extends LocalTable implements SupportsRowLevelOpe
     this.batchId = batchId;
   }
 
-  /** Not ACCEPT_ANY_SCHEMA: Spark resolves and aligns UPDATE and MERGE assignments. */
   @Override
-  public Set<TableCapability> capabilities() {
-    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE);
+  protected String editDescription() {
+    return "set source positions of '" + checkpoint.location() + "'";
   }
 
-  /**
-   * UPDATE and MERGE as copy-on-write: Spark reads the table, applies the statement and hands
-   * every row to {@link PositionsWrite}, which commits the changed positions as a new batch.
-   */
+  /** The statement's rows: commits the changed positions as a new batch. */
   @Override
-  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    return () -> new RowLevelOperation() {
-      @Override
-      public Command command() {
-        return info.command();
-      }
-
-      @Override
-      public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        return SourceOffsetsTable.this.newScanBuilder(options);
-      }
-
-      @Override
-      public WriteBuilder newWriteBuilder(LogicalWriteInfo write) {
-        return new PositionsWrite(checkpoint.location(), batchId);
-      }
-    };
+  protected void apply(List<InternalRow> rows) {
+    PositionsEdit.apply(SparkSession.active(), checkpoint.location(), batchId,
+        PositionsEdit.rowsOf(rows));
   }
 
   @Override

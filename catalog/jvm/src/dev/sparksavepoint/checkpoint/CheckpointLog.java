@@ -138,13 +138,24 @@ public final class CheckpointLog {
 
   /** A commit entry with its {@code stateUniqueIds} replaced by {@code ids}, version line kept. */
   public static byte[] withStateUniqueIds(byte[] entry, JsonNode ids) throws IOException {
-    String text = new String(entry, StandardCharsets.UTF_8);
-    int newline = text.indexOf('\n');
-    if (newline < 0) throw new IOException("expected a version line such as v1 and a JSON line");
-    JsonNode metadata = JSON.readTree(text.substring(newline + 1));
+    return withMetadataField(entry, "stateUniqueIds", ids);
+  }
+
+  /**
+   * A log entry whose metadata line (the JSON line after the version line: a commit's only
+   * line, an offsets entry's {@code batchWatermarkMs, batchTimestampMs, conf}) has field
+   * {@code name} set to {@code value}, in place when present; every other line kept as is.
+   */
+  public static byte[] withMetadataField(byte[] entry, String name, JsonNode value)
+      throws IOException {
+    String[] lines = new String(entry, StandardCharsets.UTF_8).split("\n", -1);
+    if (lines.length < 2 || !lines[0].matches("v\\d+")) {
+      throw new IOException("expected a version line such as v1 and a JSON line");
+    }
+    JsonNode metadata = JSON.readTree(lines[1]);
     if (!(metadata instanceof ObjectNode object)) throw new IOException("not a JSON object");
-    object.set("stateUniqueIds", ids);
-    return (text.substring(0, newline + 1) + JSON.writeValueAsString(object))
-        .getBytes(StandardCharsets.UTF_8);
+    object.set(name, value);
+    lines[1] = JSON.writeValueAsString(object);
+    return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
   }
 }

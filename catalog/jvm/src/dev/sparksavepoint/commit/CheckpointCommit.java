@@ -2,6 +2,7 @@ package dev.sparksavepoint.commit;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreFiles;
@@ -60,6 +61,10 @@ public final class CheckpointCommit {
   private boolean committedByOther;
   /** offsets/N+2, when {@link #planNext} wrote it. */
   private Path plannedNext;
+  /** The empty entry of batch N+1 in the query's file sink log, when written. */
+  private Path sinkEntry;
+  /** The watermark commits/N+1 sets for the next batch, when not commits/N's. */
+  private Long nextWatermarkMs;
 
   private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, Set<String> before) {
     this.plan = plan;
@@ -174,16 +179,33 @@ public final class CheckpointCommit {
     }
   }
 
-  /** Writes commits/N+1, last: the edit becomes batch N+1. */
+  /**
+   * Makes commits/N+1 set the watermark of the next batch to {@code ms} (its
+   * {@code nextBatchWatermarkMs}; a restarted query starts from the larger of it and the
+   * {@code batchWatermarkMs} of offsets/N+1) instead of keeping commits/N's.
+   */
+  public void setNextWatermark(long ms) {
+    nextWatermarkMs = ms;
+  }
+
+  /**
+   * Writes commits/N+1, last: the edit becomes batch N+1. Before it, batch N+1's empty entry in
+   * the query's file sink log, when a catalog names the sink ({@link SinkLogBatch}).
+   */
   public void finish(List<PartitionCommit> commits) {
     long n = plan.batchId();
     long next = CheckpointLog.nextBatch(n);
     CrashPoint.reach("state-committed");
     CheckpointLog log = new CheckpointLog(fs, new Path(plan.checkpoint()), CheckpointLog.COMMITS);
     try {
+      sinkEntry = SinkLogBatch.add(plan.checkpoint(), next, plan.hadoopConf());
       byte[] commit = log.bytes(n);
       if (plan.hasUniqueIds()) {
         commit = CheckpointLog.withStateUniqueIds(commit, stateUniqueIds(plan, commits));
+      }
+      if (nextWatermarkMs != null) {
+        commit = CheckpointLog.withMetadataField(commit, "nextBatchWatermarkMs",
+            LongNode.valueOf(nextWatermarkMs));
       }
       log.create(next, commit, plan.hadoopConf());
     } catch (FileAlreadyExistsException e) {
@@ -225,11 +247,12 @@ public final class CheckpointCommit {
       throw Errors.writeFailed(plan.checkpoint(), "remove the state files of a failed write", e);
     }
     CrashPoint.reach("rolled-back-state");
-    if (plannedNext != null) {
+    for (Path created : new Path[] {plannedNext, sinkEntry}) {
+      if (created == null) continue;
       try {
-        fs.delete(plannedNext, false);
+        created.getFileSystem(plan.hadoopConf()).delete(created, false);
       } catch (IOException e) {
-        throw Errors.writeFailed(plan.checkpoint(), "remove " + plannedNext, e);
+        throw Errors.writeFailed(plan.checkpoint(), "remove " + created, e);
       }
     }
     claim.release();

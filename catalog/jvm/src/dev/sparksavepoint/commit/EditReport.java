@@ -7,14 +7,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What one write did: the batch it committed (or -1 when it changed nothing and committed no
- * batch) and how many entries it wrote and removed. Logged at INFO by logger
+ * batch), how many entries it wrote and removed, and what the user should know of its effect
+ * ({@code warning}, or null; logged at WARN). Logged at INFO by logger
  * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
  * {@code sql_ext.last_edit(spark)}).
  */
 public record EditReport(String checkpoint, String table, long batchId, long written,
-    long removed) {
+    long removed, String warning) {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
   private static volatile EditReport last;
+
+  /** A report without a warning. */
+  public EditReport(String checkpoint, String table, long batchId, long written, long removed) {
+    this(checkpoint, table, batchId, written, removed, null);
+  }
 
   /** True when the write committed a new batch. */
   public boolean committed() {
@@ -45,6 +51,7 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
   public static EditReport record(EditReport report) {
     last = report;
     LOG.info(report.describe());
+    if (report.warning() != null) LOG.warn(report.warning());
     return report;
   }
 

@@ -488,4 +488,11 @@ public final class Errors {
         "Cannot set the position of " + source + " in checkpoint '" + path + "': " + why
             + ". Nothing was written.");
   }
+
+  /** An edit of {@code query.batches} other than setting the watermark; nothing was written. */
+  public static RuntimeException badWatermark(String path, String why) {
+    return analysis(
+        "SAVEPOINT_BAD_WATERMARK",
+        "Cannot edit the batches of checkpoint '" + path + "': " + why + ". Nothing was written.");
+  }
 }

@@ -9,16 +9,17 @@ import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
-import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -49,21 +50,27 @@ public final class PositionsEdit {
   private PositionsEdit() {}
 
   /**
+   * The rows of {@code sources.offsets} (columns {@code batch_id, source_id, source,
+   * description, topic, partition, offset, offset_json}) as the edit reads them.
+   */
+  public static List<Row> rowsOf(List<InternalRow> rows) {
+    List<Row> result = new ArrayList<>();
+    for (InternalRow r : rows) {
+      result.add(new Row(r.getInt(1), r.isNullAt(2) ? null : r.getUTF8String(2).toString(),
+          r.isNullAt(4) ? null : r.getUTF8String(4).toString(),
+          r.isNullAt(5) ? null : r.getInt(5), r.isNullAt(6) ? null : r.getLong(6)));
+    }
+    return result;
+  }
+
+  /**
    * Commits the positions in {@code rows} (the whole table, read at batch {@code readBatch})
    * as a new batch when any differs; reports what it did.
    */
   public static EditReport apply(SparkSession spark, String location, long readBatch,
       List<Row> rows) {
     Checkpoint ckpt = Checkpoint.open(location, spark.sessionState().newHadoopConf());
-    QueryActivity.check(spark, ckpt, "sources", "offsets", false);
-    long last = ckpt.lastCommitted();
-    if (ckpt.lastPlanned() > last) {
-      throw Errors.writeUncommitted(ckpt.location(), "sources", "offsets", ckpt.lastPlanned());
-    }
-    if (readBatch != last) {
-      throw Errors.concurrentWrite(ckpt.location(), CheckpointLog.nextBatch(readBatch), "batch "
-          + last + " was committed after the statement read the table at batch " + readBatch);
-    }
+    long last = LogEdits.lastBatch(spark, ckpt, "sources", "offsets", readBatch);
     List<Position> current = ckpt.sourcePositions(last);
     Map<Key, Long> changed = changes(ckpt, current, rows);
     long batch = CheckpointLog.nextBatch(last);
@@ -81,7 +88,7 @@ public final class PositionsEdit {
     WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, what(batch), entry);
     try {
-      List<PartitionCommit> commits = carriedOver(plan, batch);
+      List<PartitionCommit> commits = LogEdits.carriedOver(plan, batch);
       if (bridge) tx.planNext(entry);
       tx.finish(commits);
     } catch (RuntimeException e) {
@@ -96,7 +103,7 @@ public final class PositionsEdit {
       WritePlan again = WritePlan.carryOver(spark, ckpt.refreshed(), first);
       CheckpointCommit second = CheckpointCommit.begin(again, what(batch), true);
       try {
-        second.finish(carriedOver(again, batch));
+        second.finish(LogEdits.carriedOver(again, batch));
       } catch (RuntimeException e) {
         second.rollback(); // offsets/N+2 stays: a restarted query runs it between equal positions
         throw e;
@@ -107,12 +114,6 @@ public final class PositionsEdit {
 
   private static String what(long batch) {
     return "set source positions of batch " + batch;
-  }
-
-  /** Commits every store partition's state again as the state of {@code batch}. */
-  private static List<PartitionCommit> carriedOver(WritePlan plan, long batch) {
-    return UntouchedPartitions.commitAll(plan, "savepoint: carry state over into batch " + batch
-        + " of " + plan.checkpoint());
   }
 
   /** True when a file source's position moves back. */

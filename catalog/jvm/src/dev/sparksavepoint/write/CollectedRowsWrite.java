@@ -1,10 +1,9 @@
 package dev.sparksavepoint.write;
 
-import dev.sparksavepoint.write.PositionsEdit.Row;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -14,19 +13,19 @@ import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
- * The write of {@code sources.offsets} rows (the copy-on-write end of an UPDATE or MERGE): the
- * tasks hand their rows to the driver, which applies them all at once ({@link PositionsEdit}).
- * Columns by position: {@code batch_id, source_id, source, description, topic, partition,
- * offset, offset_json}.
+ * The write end of an UPDATE or MERGE (copy-on-write) of a table of a few rows computed from
+ * the checkpoint's logs ({@code sources.offsets}, {@code query.batches}): the tasks hand every
+ * row of the table as the statement left it to the driver, where {@code apply} takes them all
+ * at once and commits what changed.
  */
-public final class PositionsWrite implements WriteBuilder, Write, BatchWrite {
-  private final String checkpoint;
-  private final long readBatch;
+public final class CollectedRowsWrite implements WriteBuilder, Write, BatchWrite {
+  private final String description;
+  private final Consumer<List<InternalRow>> apply;
 
-  /** The write of the table of {@code checkpoint} read at batch {@code readBatch}. */
-  public PositionsWrite(String checkpoint, long readBatch) {
-    this.checkpoint = checkpoint;
-    this.readBatch = readBatch;
+  /** A write described as {@code description} ("set source positions of '/c'"). */
+  public CollectedRowsWrite(String description, Consumer<List<InternalRow>> apply) {
+    this.description = description;
+    this.apply = apply;
   }
 
   @Override
@@ -41,7 +40,7 @@ public final class PositionsWrite implements WriteBuilder, Write, BatchWrite {
 
   @Override
   public String description() {
-    return "set source positions of " + checkpoint;
+    return description;
   }
 
   @Override
@@ -51,9 +50,9 @@ public final class PositionsWrite implements WriteBuilder, Write, BatchWrite {
 
   @Override
   public void commit(WriterCommitMessage[] messages) {
-    List<Row> rows = new ArrayList<>();
+    List<InternalRow> rows = new ArrayList<>();
     for (WriterCommitMessage m : messages) rows.addAll(((Rows) m).rows());
-    PositionsEdit.apply(SparkSession.active(), checkpoint, readBatch, rows);
+    apply.accept(rows);
   }
 
   @Override
@@ -62,16 +61,14 @@ public final class PositionsWrite implements WriteBuilder, Write, BatchWrite {
   }
 
   /** A task's rows. */
-  record Rows(List<Row> rows) implements WriterCommitMessage {}
+  record Rows(List<InternalRow> rows) implements WriterCommitMessage {}
 
   private static final class Collector implements DataWriter<InternalRow> {
-    private final List<Row> rows = new ArrayList<>();
+    private final List<InternalRow> rows = new ArrayList<>();
 
     @Override
-    public void write(InternalRow r) {
-      rows.add(new Row(r.getInt(1), r.isNullAt(2) ? null : r.getUTF8String(2).toString(),
-          r.isNullAt(4) ? null : r.getUTF8String(4).toString(),
-          r.isNullAt(5) ? null : r.getInt(5), r.isNullAt(6) ? null : r.getLong(6)));
+    public void write(InternalRow row) {
+      rows.add(row.copy());
     }
 
     @Override
