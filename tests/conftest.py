@@ -74,3 +74,20 @@ def private_copy(spark, checkpoints, tmp_path: Path) -> PrivateCopy:
         return query
 
     return make
+
+
+@pytest.fixture()
+def attached_copy(spark, tmp_path: Path) -> Iterator[Callable[[Path], Path]]:
+    """``attached_copy(folder)``: a private copy of checkpoint ``folder``, attached as catalog
+    ``rw`` with edits forced (a copy's file times are new, so it looks like a live query's)."""
+    from spark_savepoint import attach
+
+    def make(folder: Path) -> Path:
+        target = tmp_path / folder.name
+        shutil.copytree(folder, target)
+        attach(spark, str(target), "rw")
+        spark.conf.set("spark.savepoint.write.force", "true")
+        return target
+
+    yield make
+    spark.conf.unset("spark.savepoint.write.force")

@@ -4,7 +4,6 @@ exactly what the new positions say, adding it to its state."""
 
 from __future__ import annotations
 
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,19 +42,8 @@ def built(spark, tmp_path_factory: pytest.TempPathFactory) -> Built:
 
 
 @pytest.fixture()
-def copy(spark, tmp_path: Path):
-    """``copy(folder)``: a private copy attached as catalog ``rw``, edits forced (the copies'
-    file times are new, so they look like a live query's)."""
-
-    def make(folder: Path) -> Path:
-        target = tmp_path / folder.name
-        shutil.copytree(folder, target)
-        attach(spark, str(target), "rw")
-        spark.conf.set("spark.savepoint.write.force", "true")
-        return target
-
-    yield make
-    spark.conf.unset("spark.savepoint.write.force")
+def copy(attached_copy):
+    return attached_copy
 
 
 def counts(spark, batch: int | None = None) -> dict[int, int]:

@@ -119,7 +119,8 @@ def test_the_same_watermark_commits_nothing(spark, run) -> None:
         ("UPDATE rw.query.batches SET provider = 'rocksdb'", "column provider cannot change"),
         ("DELETE FROM rw.query.batches WHERE batch_id = 0", "neither added nor removed"),
         (
-            "UPDATE rw.query.batches SET watermark_ms = 5, next_watermark_ms = 6 WHERE batch_id = 2",
+            "UPDATE rw.query.batches SET watermark_ms = 5, next_watermark_ms = 6 "
+            "WHERE batch_id = 2",
             "two different",
         ),
         ("UPDATE rw.query.batches SET watermark = NULL WHERE batch_id = 2", "cannot be NULL"),
