@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pyspark.sql import functions as F
 
-from spark_savepoint import attach
+from spark_savepoint import attach, last_edit
 from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.source_queries import count_until, rate_stream, run_file_count, write_json
 
@@ -144,3 +144,62 @@ def test_a_rate_source_cannot_be_advanced_past_its_clock(spark, built, copy) -> 
     with pytest.raises(Exception, match=r"SAVEPOINT_BAD_SOURCE_POSITION.*ahead of its clock"):
         spark.sql("UPDATE rw.sources.offsets SET offset = offset + 100000")
     assert snapshot(ckpt) == before
+
+
+def files(spark) -> list[tuple[int, str]]:
+    rows = spark.sql("SELECT log_offset, path FROM rw.sources.files").collect()
+    return sorted((r.log_offset, Path(r.path).name) for r in rows)
+
+
+def test_deleted_seen_files_are_read_again_once(spark, built, copy) -> None:
+    ckpt = copy(built.files)
+    spark.sql("DELETE FROM rw.sources.files WHERE path LIKE '%/b.json'")
+    report = last_edit(spark)
+    assert (report.batch_id, report.removed) == (2, 1) and "read again" in report.warning
+    assert (ckpt / "sources" / "0" / "2").exists(), "a new entry of the source's log"
+    assert offset(spark) == 1, "the position stays"
+    assert counts(spark) == {1: 2, 2: 2, 3: 1, 4: 1}, "the state is carried over"
+
+    attach(spark, str(ckpt), "rw")
+    run_file_count(spark, built.input, ckpt)  # the real query, restarted
+    assert counts(spark) == {1: 2, 2: 3, 3: 2, 4: 1}, "b.json ([2, 3]) was read once more"
+    assert files(spark) == [(0, "a.json"), (0, "b.json"), (1, "c.json"), (2, "b.json")]
+    run_file_count(spark, built.input, ckpt)
+    assert counts(spark) == {1: 2, 2: 3, 3: 2, 4: 1}, "and not a third time"
+
+
+def test_a_file_read_again_can_fall_on_a_compacted_log_entry(spark, built, copy) -> None:
+    ckpt = copy(built.files)
+    spark.conf.set("spark.sql.streaming.fileSource.log.compactInterval", "3")
+    try:
+        spark.sql("DELETE FROM rw.sources.files WHERE path LIKE '%/a.json'")
+        assert (ckpt / "sources" / "0" / "2.compact").exists()
+        attach(spark, str(ckpt), "rw")
+        run_file_count(spark, built.input, ckpt)
+    finally:
+        spark.conf.unset("spark.sql.streaming.fileSource.log.compactInterval")
+    assert counts(spark) == {1: 3, 2: 3, 3: 1, 4: 1}, "a.json ([1, 2]) was read once more"
+
+
+@pytest.mark.parametrize(
+    ("statement", "message"),
+    [
+        ("UPDATE rw.sources.files SET path = 'x.json'", "can only be deleted"),
+        ("INSERT INTO rw.sources.files SELECT * FROM rw.sources.files", "SAVEPOINT_UNSUPPORTED"),
+        ("DELETE FROM rw.sources.files WHERE path LIKE '%/gone.json'", "is gone"),
+    ],
+)
+def test_seen_files_edits_refused_change_nothing(spark, built, copy, statement, message):
+    gone = built.input / "gone.json"
+    write_json(built.input, "gone.json", [9])
+    try:
+        ckpt = copy(built.files)
+        if "gone" in statement:
+            run_file_count(spark, built.input, ckpt)  # lists gone.json
+            gone.unlink()
+        before = snapshot(ckpt)
+        with pytest.raises(Exception, match=message):
+            spark.sql(statement)
+        assert snapshot(ckpt) == before
+    finally:
+        gone.unlink(missing_ok=True)

@@ -6,6 +6,7 @@ import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
 import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.write.SeenFilesEdit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +18,10 @@ import org.apache.spark.sql.types.StructType;
 /**
  * {@code <catalog>.sources.files}: the files each file source of the query has seen as of batch
  * N, from its log {@code sources/<i>/} up to the log index batch N's offsets name: one row per
- * file, with the log entry that listed it. A restarted query does not read these files again.
+ * file, with the log entry that listed it. A restarted query does not read these files again,
+ * unless their rows are deleted ({@link SeenFilesEdit}).
  */
-final class SourceFilesTable extends LocalTable {
+final class SourceFilesTable extends EditableLocalTable {
   static final String NAME = "files";
   static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
       "source_id INT",
@@ -32,9 +34,21 @@ final class SourceFilesTable extends LocalTable {
 
   SourceFilesTable(String catalog, Checkpoint checkpoint, long batchId) {
     super(catalog, SourceOffsetsTable.NAMESPACE + "." + NAME, SCHEMA,
-        "a file source's seen files are read-only in this version");
+        "DELETE rows to read those files again; rows cannot be added or changed");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
+  }
+
+  @Override
+  protected String editDescription() {
+    return "read files of '" + checkpoint.location() + "' again";
+  }
+
+  /** The rows the statement left: the missing ones are files to read again. */
+  @Override
+  protected void apply(List<InternalRow> rows) {
+    InternalRow[] before = new SourceFilesTable(catalog, checkpoint.refreshed(), batchId).rows();
+    SeenFilesEdit.apply(SparkSession.active(), checkpoint.location(), batchId, before, rows);
   }
 
   @Override

@@ -61,6 +61,31 @@ public final class FileLogs {
   }
 
   /**
+   * Adds an entry listing {@code files} (path and modification time) to the log of file source
+   * {@code sourceId}, after its last one, through Spark's own log class (a compacted entry when
+   * the index is due for one); returns the file written. A source reads the files of a new
+   * entry in its next batch.
+   *
+   * @throws IOException when the entry could not be written, or appeared meanwhile
+   */
+  public static Path addSourceEntry(SparkSession spark, Checkpoint ckpt, int sourceId,
+      List<SourceFile> files) throws IOException {
+    FileStreamSourceLog log = new FileStreamSourceLog(FileStreamSourceLog.VERSION(), spark,
+        sourceLog(ckpt, sourceId).toString());
+    Option<Object> latest = log.getLatestBatchId();
+    long index = latest.isEmpty() ? 0 : (Long) latest.get() + 1;
+    FileEntry[] entries = new FileEntry[files.size()];
+    for (int i = 0; i < entries.length; i++) {
+      entries[i] = new FileEntry(files.get(i).path(), files.get(i).modificationTimeMs(), index);
+    }
+    if (!log.add(index, entries)) {
+      throw new IOException("entry " + index + " of " + sourceLog(ckpt, sourceId)
+          + " appeared meanwhile");
+    }
+    return log.batchIdToPath(index);
+  }
+
+  /**
    * The start time the rate source {@code sourceId} keeps in {@code sources/<i>/0} ({@code v1}
    * and a number), or -1 when it keeps none: the source is no rate source.
    */

@@ -59,10 +59,11 @@ public final class CheckpointCommit {
   private final Set<String> before;
   /** Set when commits/N+1 turned out to exist: a query re-ran and committed the batch. */
   private boolean committedByOther;
-  /** offsets/N+2, when {@link #planNext} wrote it. */
-  private Path plannedNext;
-  /** The empty entry of batch N+1 in the query's file sink log, when written. */
-  private Path sinkEntry;
+  /**
+   * Files the edit wrote besides state and claim, which a rollback removes: offsets/N+2
+   * ({@link #planNext}), the sink log's entry, a file source's log entry ({@link #wrote}).
+   */
+  private final List<Path> created = new ArrayList<>();
   /** The watermark commits/N+1 sets for the next batch, when not commits/N's. */
   private Long nextWatermarkMs;
 
@@ -173,10 +174,15 @@ public final class CheckpointCommit {
     CheckpointLog log = new CheckpointLog(fs, new Path(plan.checkpoint()), CheckpointLog.OFFSETS);
     try {
       log.create(batch, entry, plan.hadoopConf());
-      plannedNext = log.file(batch);
+      created.add(log.file(batch));
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "write offsets/" + batch, e);
     }
+  }
+
+  /** Records {@code file}, written by the edit beside state and logs: a rollback removes it. */
+  public void wrote(Path file) {
+    created.add(file);
   }
 
   /**
@@ -198,7 +204,8 @@ public final class CheckpointCommit {
     CrashPoint.reach("state-committed");
     CheckpointLog log = new CheckpointLog(fs, new Path(plan.checkpoint()), CheckpointLog.COMMITS);
     try {
-      sinkEntry = SinkLogBatch.add(plan.checkpoint(), next, plan.hadoopConf());
+      Path sinkEntry = SinkLogBatch.add(plan.checkpoint(), next, plan.hadoopConf());
+      if (sinkEntry != null) created.add(sinkEntry);
       byte[] commit = log.bytes(n);
       if (plan.hasUniqueIds()) {
         commit = CheckpointLog.withStateUniqueIds(commit, stateUniqueIds(plan, commits));
@@ -247,12 +254,11 @@ public final class CheckpointCommit {
       throw Errors.writeFailed(plan.checkpoint(), "remove the state files of a failed write", e);
     }
     CrashPoint.reach("rolled-back-state");
-    for (Path created : new Path[] {plannedNext, sinkEntry}) {
-      if (created == null) continue;
+    for (Path file : created) {
       try {
-        created.getFileSystem(plan.hadoopConf()).delete(created, false);
+        file.getFileSystem(plan.hadoopConf()).delete(file, false);
       } catch (IOException e) {
-        throw Errors.writeFailed(plan.checkpoint(), "remove " + created, e);
+        throw Errors.writeFailed(plan.checkpoint(), "remove " + file, e);
       }
     }
     claim.release();
