@@ -13,7 +13,9 @@ statement:
 * ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back;
 * ``restore``: restores the checkpoint (a savepoint) into ``<target>`` onto 8 partitions;
 * ``transaction``: the upsert as the one statement of an edit transaction (``edit``): the
-  halt comes in the transaction's commit.
+  halt comes in the transaction's commit;
+* ``rewind``: sets file source 0 back to before its log entry 1 (a checkpoint of a file
+  source query): an edit that commits two batches.
 
 Prints ``written`` (or the error class) when the statement ends without reaching the point.
 The test's process started this driver before the checkpoint existed; it knows no query runs
@@ -63,6 +65,9 @@ def main(keys: int) -> None:
     try:
         if kind == "restore":
             restore_savepoint(spark, checkpoint, target[0], partitions=8)
+        elif kind == "rewind":
+            attach(spark, checkpoint, CATALOG)
+            spark.sql(f"UPDATE {CATALOG}.sources.offsets SET offset = 0 WHERE source_id = 0")
         elif kind == "transaction":
             attach(spark, checkpoint, CATALOG)
             with edit(spark) as tx:

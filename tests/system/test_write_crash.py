@@ -38,6 +38,7 @@ from spark_savepoint import attach, edit, restore_savepoint, savepoint_errors, t
 from spark_savepoint.catalog.errors import TargetNotEmpty
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch, snapshot
+from tests.support.source_queries import run_file_count, write_json
 from tests.support.streaming_queries import build, restart_rows
 
 pytestmark = pytest.mark.slow
@@ -126,7 +127,7 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
     background, so that its start-up overlaps the current case's restarts."""
     workdir = tmp_path_factory.mktemp("writers")
     spare: list[Writer] = []
-    remaining = [len(CASES) + 1]  # and the halted restore
+    remaining = [len(CASES) + 2]  # and the halted restore and rewind
 
     def take() -> Writer:
         writer = spare.pop() if spare else Writer.start(workdir)
@@ -231,3 +232,31 @@ def test_halted_restore_leaves_no_checkpoint_to_continue(spark, writers, tmp_pat
     shutil.rmtree(query.checkpoint)
     restore_savepoint(spark, str(savepoint), str(query.checkpoint), partitions=8)
     assert query.run(spark) == RESTARTED
+
+
+def test_a_rewind_halted_between_its_two_batches_is_completed_by_the_query(
+    spark, writers, tmp_path: Path
+) -> None:
+    """A file source rewind commits batch b with the new position, plans b+1 with it too (so
+    that the restarted source is never asked for a batch that goes backwards), then commits
+    b+1. Halted after b's commit, the real query runs b+1 itself, from equal positions, and
+    then reads again what lies after the new position."""
+    source, checkpoint = tmp_path / "input", tmp_path / "files"
+    source.mkdir()
+    write_json(source, "a.json", [1, 2])
+    run_file_count(spark, source, checkpoint)
+    write_json(source, "c.json", [4, 1])
+    run_file_count(spark, source, checkpoint)
+    writer = writers()
+    try:
+        writer.halt_at(checkpoint, "committed", "rewind")
+    finally:
+        writer.stop()
+    assert last_batch(checkpoint) == 2 and (checkpoint / "offsets" / "3").exists()
+    assert not (checkpoint / "commits" / "3").exists()
+
+    run_file_count(spark, source, checkpoint)  # the real query, restarted
+    assert last_batch(checkpoint) == 4
+    attach(spark, str(checkpoint), "done")
+    counts = {r[0]: r["count"] for r in spark.table("done.agg_0.default").collect()}
+    assert counts == {1: 3, 2: 1, 4: 2}, "c.json ([4, 1]) was read once more"
