@@ -17,6 +17,7 @@ import pytest
 from spark_savepoint import attach
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.views import select_sql
+from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 WINDOW_COLUMNS = ["window_start", "window_end", "user", "count", "partition_id"]
@@ -175,6 +176,9 @@ def test_metadata_view_over_jdbc(cursor) -> None:
     "SET spark.savepoint.readOnly=false",
     "CALL savepoint_catalog.system.take_savepoint('/tmp/never-written')",
     "UPDATE savepoint_catalog.agg_0.default SET count = 1",
+    "UPDATE savepoint_catalog.sources.offsets SET offset = 0",
+    "UPDATE savepoint_catalog.query.batches SET watermark_ms = 1",
+    "DELETE FROM savepoint_catalog.sources.files",
 ])  # fmt: skip
 def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     from pyhive.exc import OperationalError
@@ -254,3 +258,26 @@ def test_savepoint_procedures_with_writes_allowed(writable, spark) -> None:
     got = spark.sql("SELECT user, count, sum FROM thrift_restored.agg_0.default")
     want = spark.sql("SELECT user, count, sum FROM thrift_source.agg_0.default")
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+
+
+@pytest.mark.slow
+def test_source_positions_set_over_thrift_with_writes_allowed(writable, spark) -> None:
+    """UPDATE of sources.offsets through PyHive commits the rewind; the table then shows it."""
+    from pyhive import hive
+
+    server, root = writable
+    checkpoint = root / "agg" / "checkpoint"
+    before = last_batch(checkpoint)
+    connection = hive.connect(host="127.0.0.1", port=server.port, database="w")
+    cursor = connection.cursor()
+    try:
+        cursor.execute("SELECT offset FROM w_catalog.sources.offsets")
+        [(offset,)] = cursor.fetchall()
+        cursor.execute("UPDATE w_catalog.sources.offsets SET offset = offset - 1")
+        cursor.execute("SELECT source, offset FROM w_catalog.sources.offsets")
+        assert cursor.fetchall() == [("file", offset - 1)]
+    finally:
+        connection.close()
+    assert last_batch(checkpoint) == before + 2, "a file source rewind: two batches"
+    attach(spark, str(checkpoint), "thrift_rewound")
+    assert spark.table("thrift_rewound.sources.offsets").first().offset == offset - 1
