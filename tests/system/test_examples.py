@@ -18,6 +18,7 @@ EXAMPLES = {
     "fix_a_key.py": "restarted query output: {'spark': (3, 15), '%%%': (1, 3)}",
     "bootstrap.py": "new checkpoint's first output: ",
     "rescale.py": "restarted query output: {'spark': (3, 15), 'state': (2, 10)}",
+    "replay_input.py": "restarted query output: {'spark': (2, 10), 'stream': (1, 6)}",
 }
 
 
