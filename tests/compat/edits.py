@@ -20,8 +20,10 @@ class Edit:
     """The rows the query emits on the default restart wave after the edit (all batches)."""
 
     def sql(self, namespace: str) -> list[str]:
-        """The statements with ``{ns}`` replaced by ``namespace`` (``catalog.uid``)."""
-        return [statement.format(ns=namespace) for statement in self.statements]
+        """The statements with ``{ns}`` replaced by ``namespace`` (``catalog.uid``) and
+        ``{catalog}`` by its catalog."""
+        catalog = namespace.split(".")[0]
+        return [statement.format(ns=namespace, catalog=catalog) for statement in self.statements]
 
 
 _COUNTS_AFTER_EDIT = [
@@ -122,3 +124,22 @@ EDITS: dict[str, Edit] = {
     ),
 }
 """Kind -> its edit."""
+
+WATERMARK_EDIT = Edit(
+    (
+        "UPDATE {catalog}.query.batches SET watermark = TIMESTAMP '2024-01-01 10:05:00Z'"
+        " WHERE batch_id = 1",
+    ),
+    # the watermark moves from 09:56 to 10:05: the restart wave's alice event at 10:02 is late
+    # and dropped, and window [10:00, 10:05) is evicted; only the later windows are updated
+    [
+        {
+            "window_start": "2024-01-01 10:05:00",
+            "window_end": "2024-01-01 10:10:00",
+            "user": user,
+            "count": 1,
+        }
+        for user in ("alice", "dave")
+    ],
+)
+"""The watermark edit of the ``window_agg`` goldens (one committed batch)."""

@@ -15,13 +15,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
 from spark_savepoint import attach, restore_savepoint, take_savepoint
-from tests.compat.edits import EDITS
+from tests.compat.edits import EDITS, WATERMARK_EDIT, Edit
 from tests.compat.golden import Golden, goldens
 from tests.compat.matrix import cell
 from tests.compat.venvs import python_for
@@ -33,6 +34,8 @@ pytestmark = pytest.mark.slow
 EDITABLE = [g for g in goldens() if g.kind in EDITS]
 RESTORED = [g for g in goldens() if g.kind == "agg"]
 """Goldens also restored from a savepoint (8 partitions, other provider where allowed)."""
+WATERMARKED = [g for g in goldens() if g.kind == "window_agg"]
+"""Goldens whose watermark is also set forward (``WATERMARK_EDIT``)."""
 RESTORED_PARTITIONS = 8
 OTHER_PROVIDER = {"hdfs": "rocksdb", "rocksdb": "hdfs"}
 CATALOG = "edited"
@@ -70,19 +73,26 @@ def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
     restart cases (restored ones have the id ``<golden id>-restored``). The copies' files are as
     new as the clone of the repository: writes are forced."""
     run, cases = VersionRun(), []
-    prepared = [(g, g.id, lambda g=g: g.copy(root / g.case)) for g in EDITABLE]
+    prepared: list[tuple[Golden, str, Callable[[], StreamingQuery], Edit]] = [
+        (g, g.id, lambda g=g: g.copy(root / g.case), EDITS[g.kind]) for g in EDITABLE
+    ]
     prepared += [
-        (g, f"{g.id}-restored", lambda g=g: _restored(spark, g, root / f"{g.case}-restored"))
+        (g, f"{g.id}-restored", lambda g=g: _restored(spark, g, root / f"{g.case}-restored"),
+         EDITS[g.kind])
         for g in RESTORED
+    ]  # fmt: skip
+    prepared += [
+        (g, f"{g.id}-watermark", lambda g=g: g.copy(root / f"{g.case}-watermark"), WATERMARK_EDIT)
+        for g in WATERMARKED
     ]
     spark.conf.set("spark.savepoint.write.force", "true")
     try:
-        for golden, case_id, prepare in (p for p in prepared if p[0].version == version):
+        for golden, case_id, prepare, edit in (p for p in prepared if p[0].version == version):
             try:
                 query = prepare()
                 run.checkpoints[case_id] = query.checkpoint
                 attach(spark, str(query.checkpoint), CATALOG)
-                for statement in EDITS[golden.kind].sql(f"{CATALOG}.{golden.uid}"):
+                for statement in edit.sql(f"{CATALOG}.{golden.uid}"):
                     spark.sql(statement)
             except Exception as error:  # noqa: BLE001 - recorded; its test fails with it
                 run.edit_errors[case_id] = str(error).splitlines()[0]
@@ -162,3 +172,17 @@ def test_restore_is_resumed_by_the_version_that_wrote_the_checkpoint(
     result = run.restarts[case_id]
     assert "error" not in result, result.get("error")
     assert result["emitted"] == EDITS[golden.kind].restart
+
+
+@pytest.mark.parametrize("golden", WATERMARKED, ids=[g.id for g in WATERMARKED])
+def test_watermark_edit_is_resumed_by_the_version_that_wrote_the_checkpoint(
+    spark, version_runs, tmp_path_factory, golden: Golden
+) -> None:
+    """The offsets and commit entries of a watermark edit are loaded by the writing version,
+    which then drops late input and evicts state by the new watermark."""
+    run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
+    case_id = f"{golden.id}-watermark"
+    assert case_id not in run.edit_errors, run.edit_errors.get(case_id)
+    result = run.restarts[case_id]
+    assert "error" not in result, result.get("error")
+    assert result["emitted"] == WATERMARK_EDIT.restart
