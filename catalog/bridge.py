@@ -147,6 +147,18 @@ def take_savepoint(
         )  # fmt: skip
 
 
+def upgrade_check(
+    spark: SparkSession, checkpoint: str, query: Any, output_mode: str, maps: list[str]
+) -> str:
+    """Plan streaming DataFrame ``query`` against ``checkpoint``; the upgrade report as JSON."""
+    with savepoint_errors():
+        return str(
+            _entry(spark).upgradeCheck(
+                _jsession(spark), str(checkpoint), query._jdf, str(output_mode), list(maps)
+            )
+        )
+
+
 def restore_savepoint(
     spark: SparkSession, savepoint: str, target: str, partitions: int, provider: str | None,
     uids: list[str], drops: list[str],
@@ -277,7 +289,6 @@ def _dry_run_values(report: Any) -> dict[str, Any]:
         "removed": int(report.removed()),
         "samples": [str(s) for s in report.samples()],
         "summary": str(report.describe()),
-        "warning": None if report.warning() is None else str(report.warning()),
     }
 
 
