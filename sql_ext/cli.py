@@ -23,7 +23,7 @@ import sys
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlparse
 
 from spark_savepoint.catalog.bridge import savepoint_error
@@ -33,9 +33,12 @@ from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
 from spark_savepoint.sql_ext.thrift import state_catalog
+from spark_savepoint.sql_ext.upgrade_cli import add_upgrade
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+T = TypeVar("T")
 
 
 def _parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
@@ -194,6 +197,13 @@ def _conf(args: argparse.Namespace) -> int:
 def in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], str]) -> int:
     """Prints what ``action`` returns, run in the active session or a quiet local one (stopped
     afterwards, its scratch files removed)."""
+    print(run_in_local_session(args, action))
+    return 0
+
+
+def run_in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], T]) -> T:
+    """What ``action`` returns, run in the active session or a quiet local one (stopped
+    afterwards, its scratch files removed)."""
     from pyspark.sql import SparkSession
 
     from spark_savepoint.sql_ext.session import session
@@ -202,11 +212,10 @@ def in_local_session(args: argparse.Namespace, action: Callable[[SparkSession], 
     with scratch() as folder:
         spark = session(master=args.master, **spark_settings(folder, verbose=args.verbose))
         try:
-            print(action(spark))
+            return action(spark)
         finally:
             if running is None:
                 spark.stop()
-    return 0
 
 
 def _create(args: argparse.Namespace) -> int:
@@ -386,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_recover(sub, common)
     _add_offsets(sub, common)
     add_savepoint(sub, common)
+    add_upgrade(sub, common)
     _add_thriftserver(sub, common)
     return parser
 

@@ -14,6 +14,8 @@ import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
+import dev.sparksavepoint.upgrade.PlannedQuery;
+import dev.sparksavepoint.upgrade.UpgradeReport;
 import dev.sparksavepoint.write.EditTransaction;
 import java.util.List;
 import org.apache.spark.sql.classic.SparkSession;
@@ -156,5 +158,23 @@ public final class PythonEntry {
 
   public static String queryListenerClass() {
     return QUERY_LISTENER_CLASS;
+  }
+
+  /**
+   * Plans streaming Dataset {@code query} (output mode {@code outputMode}) with the confs of
+   * {@code checkpoint}'s last batch, without reading input, and matches its stateful operators
+   * with the checkpoint's; {@code maps}: "OLD=NEW" overrides. Returns the report as JSON
+   * ({@link UpgradeReport#toJson}).
+   */
+  public static String upgradeCheck(SparkSession spark, String checkpoint,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode,
+      List<String> maps) {
+    Checkpoint old = Checkpoint.open(checkpoint, spark.sessionState().newHadoopConf());
+    PlannedQuery planned = PlannedQuery.plan(spark, query, outputMode, old);
+    try {
+      return UpgradeReport.of(old, planned, maps, spark.sessionState().newHadoopConf()).toJson();
+    } finally {
+      planned.delete();
+    }
   }
 }

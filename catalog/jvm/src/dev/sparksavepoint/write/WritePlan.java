@@ -195,7 +195,7 @@ public final class WritePlan implements BatchPlan, Serializable {
   }
 
   /** Every store of every stateful operator of {@code ckpt} as of batch {@code n}. */
-  static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
+  public static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
     List<StoreSpec> stores = new ArrayList<>();
     for (Operator op : ckpt.operators(n)) {
       List<String> names = op.storeNames();

@@ -1,0 +1,7 @@
+/**
+ * Upgrading a query: the stateful operators of a changed query, planned without reading input
+ * ({@link dev.sparksavepoint.upgrade.PlannedQuery}), matched with a checkpoint's operators by
+ * kind and state schema ({@link dev.sparksavepoint.upgrade.OperatorMatching}), and the report of
+ * what an upgrade keeps, changes and drops ({@link dev.sparksavepoint.upgrade.UpgradeReport}).
+ */
+package dev.sparksavepoint.upgrade;

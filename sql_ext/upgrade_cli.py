@@ -1,0 +1,63 @@
+"""``spark-savepoint upgrade check``: which state of a checkpoint a changed query keeps.
+
+Prints the report (``--json``: as JSON) and exits with the verdict's code: 0 compatible, 3
+compatible with changes, 4 incompatible (1 is an error, 2 bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+    from spark_savepoint.sql_ext.upgrade import UpgradeReport
+
+
+def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Adds ``upgrade`` and its sub-commands to the CLI's parser."""
+    upgrade = sub.add_parser(
+        "upgrade", parents=[common],
+        help="check which state of a checkpoint a changed query keeps",
+    )  # fmt: skip
+    actions = upgrade.add_subparsers(dest="action", required=True)
+    check = actions.add_parser(
+        "check", parents=[common],
+        help="plan the new query (reading no input) and match its stateful operators with the"
+        " checkpoint's; exit 0 compatible, 3 compatible with changes, 4 incompatible",
+    )  # fmt: skip
+    check.add_argument("checkpoint", help="the query's checkpoint folder")
+    check.add_argument(
+        "--query", required=True, metavar="MODULE:FUNCTION",
+        help="a function that builds the new streaming DataFrame from a SparkSession"
+        " (module importable from here, or path/to/file.py:function)",
+    )  # fmt: skip
+    check.add_argument(
+        "--output-mode", default="append", choices=("append", "update", "complete"),
+        help="the new query's output mode, as its writeStream sets it (%(default)s)",
+    )  # fmt: skip
+    check.add_argument(
+        "--map", action="append", default=[], metavar="OLD=NEW",
+        help="pair an old operator with a new one by hand: --map agg_0=1 (repeatable)",
+    )  # fmt: skip
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    check.set_defaults(run=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.cli import check_local, run_in_local_session
+    from spark_savepoint.sql_ext.upgrade import load_query, upgrade_check
+
+    check_local([args.checkpoint])
+    build = load_query(args.query)
+
+    def run(spark: SparkSession) -> UpgradeReport:
+        return upgrade_check(spark, args.checkpoint, build(spark), args.output_mode, args.map)
+
+    report = run_in_local_session(args, run)
+    print(json.dumps(asdict(report), indent=1) if args.json else report.text())
+    return report.exit_code
