@@ -32,8 +32,8 @@ EXIT_CODES = {"compatible": 0, "changes": 3, "incompatible": 4}
 
 VERDICTS = {
     "compatible": "compatible: the new query restarts on the checkpoint as it is",
-    "changes": "compatible with changes: `spark-savepoint upgrade apply` writes a new checkpoint"
-    " the new query continues from",
+    "changes": "compatible with changes: the state can be carried over, with the changes above,"
+    " into a new checkpoint the new query continues from",
     "incompatible": "incompatible: some state cannot move to the new query (see why above);"
     " change the query, or map the operator elsewhere with --map OLD=NEW",
 }
@@ -70,9 +70,9 @@ class UpgradeReport:
         """The report as the CLI prints it: a line per operator, its changes, the verdict."""
         lines = [f"upgrade of '{self.checkpoint}' (batch {self.batch}) to the new query:"]
         for op in self.operators:
-            lines.append(f"  {op.old or '(none)':>12} -> {op.new or '(none)':<12} {op.action}"
-                         f"  [{op.operator}]{_what(op)}")  # fmt: skip
-            lines += [f"      {line}" for line in op.changes + op.reasons]
+            lines.append(f"  {op.old or '(none)':<10} -> {op.new or '(none)':<10} "
+                         f"{op.action:<12} {op.operator}{_what(op)}")  # fmt: skip
+            lines += [f"{'':30}- {line}" for line in op.changes + op.reasons]
         lines.append(f"verdict: {VERDICTS[self.verdict]}")
         if self.drops_state and self.verdict != "incompatible":
             lines.append("  state would be dropped: an upgrade needs --allow-drop")

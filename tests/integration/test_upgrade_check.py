@@ -21,6 +21,24 @@ def dedup_agg(spark, tmp_path_factory: pytest.TempPathFactory):
     return build(spark, "dedup_agg", "hdfs", tmp_path_factory.mktemp("dedup_agg"))
 
 
+@pytest.fixture(scope="module")
+def top_int(spark, checkpoints, tmp_path_factory: pytest.TempPathFactory):
+    """A checkpoint of the largest amount per user as INT (``max`` keeps an INT buffer), over
+    the ``agg`` query's input."""
+    query = checkpoints[("agg", "hdfs")]
+    checkpoint = tmp_path_factory.mktemp("top_int") / "checkpoint"
+    run = (
+        top(events(spark, query), "int").writeStream.format("noop").outputMode("update")
+        .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
+    )  # fmt: skip
+    run.awaitTermination()
+    return query, checkpoint
+
+
+def top(frame: DataFrame, amount_type: str) -> DataFrame:
+    return frame.groupBy("user").agg(F.max(F.col("amount").cast(amount_type)).alias("top"))
+
+
 def events(spark, query) -> DataFrame:
     return spark.readStream.schema(EVENTS_SCHEMA).json(str(query.input_dir))
 
@@ -54,7 +72,8 @@ def test_an_added_aggregate_column_starts_from_its_initial_value(spark, checkpoi
         "value column max BIGINT added, starting as NULL",
         "value column count BIGINT added, starting as 0",
     ]
-    assert "agg_0 -> agg_0" in report.text() and "upgrade apply" in report.text()
+    assert "agg_0      -> agg_0      change" in report.text()
+    assert "verdict: compatible with changes" in report.text()
 
 
 def test_a_deduplication_in_front_starts_empty(spark, checkpoints) -> None:
@@ -79,6 +98,17 @@ def test_a_renamed_key_keeps_each_keys_state(spark, checkpoints) -> None:
     report = upgrade_check(spark, str(query.checkpoint), renamed, "update")
     [op] = report.operators
     assert op.action == "change" and "other names" in op.changes[0], op.changes
+
+
+def test_a_widened_buffer_is_compatible_and_a_narrowed_one_is_not(spark, top_int) -> None:
+    query, checkpoint = top_int
+    report = upgrade_check(spark, str(checkpoint), top(events(spark, query), "bigint"), "update")
+    [op] = report.operators
+    assert (report.verdict, op.changes) == ("changes", ["value column max INT -> BIGINT (widened)"])
+    report = upgrade_check(spark, str(checkpoint), top(events(spark, query), "short"), "update")
+    [op] = report.operators
+    assert report.verdict == "incompatible"
+    assert op.reasons == ["value column max INT -> SMALLINT: its values do not fit the new type"]
 
 
 def test_a_changed_join_key_is_incompatible(spark, checkpoints) -> None:
@@ -158,7 +188,7 @@ def test_cli_prints_the_report_and_exits_with_the_verdict(spark, checkpoints, tm
     args = ["upgrade", "check", str(query.checkpoint), "--query", f"{module}:build"]
     assert main([*args, "--output-mode", "update"]) == 3
     out = capsys.readouterr().out
-    assert "agg_0 -> agg_0" in out and "value column max BIGINT added, starting as NULL" in out
+    assert "agg_0      -> agg_0" in out and "max BIGINT added, starting as NULL" in out
     assert main([*args, "--json"]) == 3
     assert json.loads(capsys.readouterr().out)["verdict"] == "changes"
     assert main(["upgrade", "check", str(query.checkpoint), "--query", "nosuchmodule:f"]) == 1

@@ -1,6 +1,5 @@
 package dev.sparksavepoint.commit;
 
-import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.FileLogs;
 import java.io.IOException;
 import java.util.Map;
@@ -43,7 +42,8 @@ final class SinkLogBatch {
 
   /**
    * The {@code sink} option of a catalog of {@code spark} whose {@code path} is
-   * {@code checkpoint}, or null.
+   * {@code checkpoint} (options of the session conf: this layer does not know the catalog
+   * class), or null.
    */
   static String outputOf(SparkSession spark, String checkpoint, Configuration hadoopConf)
       throws IOException {
@@ -52,10 +52,7 @@ final class SinkLogBatch {
     Path wanted = qualified(checkpoint, hadoopConf);
     for (Map.Entry<String, String> e : conf.entrySet()) {
       String key = e.getKey();
-      if (!key.startsWith("spark.sql.catalog.") || key.indexOf('.', 18) >= 0
-          || !SavepointCatalog.class.getName().equals(e.getValue())) {
-        continue;
-      }
+      if (!key.startsWith("spark.sql.catalog.") || key.indexOf('.', 18) >= 0) continue;
       String path = conf.get(key + ".path");
       String sink = conf.get(key + ".sink");
       if (path != null && !path.isBlank() && sink != null && !sink.isBlank()
