@@ -60,6 +60,8 @@ class UpgradeReport:
     batch: int
     verdict: str
     drops_state: bool
+    reasons: list[str]
+    """Why the whole query cannot take the state (e.g. other sources), beyond its operators'."""
     operators: list[OperatorUpgrade]
 
     @property
@@ -73,6 +75,7 @@ class UpgradeReport:
             lines.append(f"  {op.old or '(none)':<10} -> {op.new or '(none)':<10} "
                          f"{op.action:<12} {op.operator}{_what(op)}")  # fmt: skip
             lines += [f"{'':30}- {line}" for line in op.changes + op.reasons]
+        lines += [f"  {reason}" for reason in self.reasons]
         lines.append(f"verdict: {VERDICTS[self.verdict]}")
         if self.drops_state and self.verdict != "incompatible":
             lines.append("  state would be dropped: an upgrade needs --allow-drop")

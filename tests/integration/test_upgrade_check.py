@@ -158,6 +158,14 @@ def test_an_added_state_variable_starts_empty(spark, checkpoints) -> None:
     assert report.verdict == "changes" and not report.drops_state
 
 
+def test_other_sources_are_incompatible(spark, checkpoints, tmp_path) -> None:
+    query = checkpoints[("agg", "hdfs")]
+    more = spark.readStream.schema(EVENTS_SCHEMA).json(str(tmp_path))
+    report = upgrade_check(spark, str(query.checkpoint), counts(events(spark, query).union(more)))
+    assert report.verdict == "incompatible" and rows(report) == [("agg_0", "agg_0", "keep")]
+    assert report.reasons[0].startswith("the new query reads 2 source(s), the checkpoint's 1")
+
+
 def test_map_pairs_operators_by_hand(spark, dedup_agg) -> None:
     query = dedup_agg
     new = counts(events(spark, query).dropDuplicates(["event_id"]))

@@ -18,10 +18,13 @@ import org.apache.spark.api.python.PythonUtils;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.streaming.StreamingRelationV2;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.operators.stateful.StateStoreWriter;
 import org.apache.spark.sql.execution.streaming.runtime.IncrementalExecution;
+import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation;
 import org.apache.spark.sql.execution.streaming.runtime.WatermarkPropagator;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.streaming.OutputMode;
@@ -42,10 +45,17 @@ import scala.Option;
 public final class PlannedQuery {
   private final Checkpoint scratch;
   private final Map<Long, SparkPlan> nodes;
+  private final int sources;
 
-  private PlannedQuery(Checkpoint scratch, Map<Long, SparkPlan> nodes) {
+  private PlannedQuery(Checkpoint scratch, Map<Long, SparkPlan> nodes, int sources) {
     this.scratch = scratch;
     this.nodes = nodes;
+    this.sources = sources;
+  }
+
+  /** How many sources the query reads (Spark numbers them in this order: sources/0, 1, ...). */
+  public int sources() {
+    return sources;
   }
 
   /** The scratch checkpoint: batch 0 planned and committed, its operators' schemas written. */
@@ -115,7 +125,24 @@ public final class PlannedQuery {
       StateStoreWriter writer = (StateStoreWriter) node;
       nodes.putIfAbsent(writer.getStateInfo().operatorId(), node);
     }
-    return new PlannedQuery(Checkpoint.open(root, hadoopConf), nodes);
+    int sources = countSources(query.queryExecution().logical());
+    return new PlannedQuery(Checkpoint.open(root, hadoopConf), nodes, sources);
+  }
+
+  /** The distinct streaming relations of {@code plan}: the sources Spark numbers. */
+  private static int countSources(LogicalPlan plan) {
+    java.util.Set<LogicalPlan> found = new java.util.HashSet<>();
+    collectSources(plan, found);
+    return found.size();
+  }
+
+  private static void collectSources(LogicalPlan plan, java.util.Set<LogicalPlan> found) {
+    if (plan instanceof StreamingRelation || plan instanceof StreamingRelationV2) {
+      found.add(plan);
+      return;
+    }
+    scala.collection.Iterator<LogicalPlan> children = plan.children().iterator();
+    while (children.hasNext()) collectSources(children.next(), found);
   }
 
   private static List<SparkPlan> collect(SparkPlan plan) {

@@ -19,14 +19,23 @@ import org.apache.spark.sql.execution.SparkPlan;
  * dropped), or {@code incompatible} (some state cannot move: {@code reasons} says why).
  */
 public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
-    Map<Long, SparkPlan> planned) {
+    Map<Long, SparkPlan> planned, int oldSources, int newSources) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public static final String COMPATIBLE = "compatible";
   public static final String CHANGES = "changes";
   public static final String INCOMPATIBLE = "incompatible";
 
+  /** Why the upgrade cannot be done, beyond the operators' own reasons (or empty). */
+  public List<String> reasons() {
+    if (oldSources == newSources) return List.of();
+    return List.of("the new query reads " + newSources + " source(s), the checkpoint's "
+        + oldSources + ": Spark pairs a checkpoint's source positions with the query's sources"
+        + " by their order, so the sources must stay the same");
+  }
+
   public String verdict() {
+    if (!reasons().isEmpty()) return INCOMPATIBLE;
     boolean same = true;
     for (Pair p : pairs) {
       if (p.fit() != null && p.fit().level() == Level.INCOMPATIBLE) return INCOMPATIBLE;
@@ -52,6 +61,7 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
     root.put("batch", batch);
     root.put("verdict", verdict());
     root.put("drops_state", dropsState());
+    root.set("reasons", JSON.valueToTree(reasons()));
     ArrayNode rows = root.putArray("operators");
     for (Pair p : pairs) rows.add(row(p));
     return root.toString();
@@ -111,7 +121,10 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
     long batch = old.lastCommitted();
     List<OperatorFit.Side> olds = OperatorMatching.sides(old, batch, hadoopConf);
     List<OperatorFit.Side> news = OperatorMatching.sides(planned.scratch(), 0, hadoopConf);
+    int oldSources = (int) old.sourcePositions(batch).stream()
+        .map(dev.sparksavepoint.checkpoint.SourcePositions.Position::sourceId).distinct().count();
     return new UpgradeReport(old.location(), batch,
-        OperatorMatching.match(old.location(), olds, news, maps), planned.nodes());
+        OperatorMatching.match(old.location(), olds, news, maps), planned.nodes(), oldSources,
+        planned.sources());
   }
 }
