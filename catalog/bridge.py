@@ -159,6 +159,20 @@ def upgrade_check(
         )
 
 
+def upgrade_apply(
+    spark: SparkSession, checkpoint: str, target: str, query: Any, output_mode: str,
+    maps: list[str], allow_drop: bool,
+) -> str:  # fmt: skip
+    """Write ``target`` for streaming DataFrame ``query`` from ``checkpoint``; a summary."""
+    with savepoint_errors():
+        return str(
+            _entry(spark).upgradeApply(
+                _jsession(spark), str(checkpoint), str(target), query._jdf, str(output_mode),
+                list(maps), bool(allow_drop),
+            )
+        )  # fmt: skip
+
+
 def restore_savepoint(
     spark: SparkSession, savepoint: str, target: str, partitions: int, provider: str | None,
     uids: list[str], drops: list[str],

@@ -273,6 +273,13 @@ class BadWatermark(SavepointError):
     error_class = "SAVEPOINT_BAD_WATERMARK"
 
 
+class UpgradeRefused(SavepointError):
+    """An upgrade that is incompatible, or drops state without ``allow_drop``; nothing was
+    written."""
+
+    error_class = "SAVEPOINT_UPGRADE_REFUSED"
+
+
 class JvmPieceMissing(SavepointError):
     """The session was started without the spark-savepoint jar."""
 
@@ -285,19 +292,13 @@ class PortInUse(SavepointError):
     error_class = "SAVEPOINT_PORT_IN_USE"
 
 
+def _subclasses(cls: type[SavepointError]) -> list[type[SavepointError]]:
+    return [c for sub in cls.__subclasses__() for c in (sub, *_subclasses(sub))]
+
+
 BY_CLASS: dict[str, type[SavepointError]] = {
-    cls.error_class: cls
-    for cls in (
-        NoSuchCheckpoint, NotACheckpoint, PathNotSet, NoCommittedBatch, NoSuchOperator,
-        NoSuchState, NoSuchBatch, UncommittedBatch, BadVersion, NoBatchAtTime, Unsupported,
-        CorruptFile, CheckpointIOError, QueryRunning, QueryAlive, InterruptedEdit,
-        ReadOnlyState,
-        ReadOnlyServer, ColumnMismatch, TypeMismatch, NullKey, DuplicateKey, PartitionMismatch,
-        ConcurrentWrite, WriteFailed, TargetNotEmpty, MovedCheckpoint, BadArguments,
-        JvmPieceMissing, PortInUse, RestoreUnsupported, ChecksumMismatch, ReadOnlySavepoint,
-        NotASavepoint, SqlParseError, TransactionConflict, TransactionEnded,
-    )
-}  # fmt: skip
+    cls.error_class: cls for cls in _subclasses(SavepointError)
+}
 """Every ``SAVEPOINT_*`` class -> its exception type."""
 
 

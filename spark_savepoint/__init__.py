@@ -31,7 +31,11 @@ from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
 from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf  # noqa: E402
 from spark_savepoint.sql_ext.statements import split_statements  # noqa: E402
 from spark_savepoint.sql_ext.transaction import Transaction, edit  # noqa: E402
-from spark_savepoint.sql_ext.upgrade import UpgradeReport, upgrade_check  # noqa: E402
+from spark_savepoint.sql_ext.upgrade import (  # noqa: E402
+    UpgradeReport,
+    upgrade_apply,
+    upgrade_check,
+)
 from spark_savepoint.udfs import (  # noqa: E402
     bootstrap_transform_with_state,
     group_state_bootstrap,
@@ -60,6 +64,7 @@ __all__ = [
     "savepoint_error",
     "savepoint_errors",
     "session",
+    "upgrade_apply",
     "upgrade_check",
     "spark_conf",
     "split_statements",

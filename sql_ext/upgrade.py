@@ -109,6 +109,30 @@ def upgrade_check(
     return UpgradeReport(operators=operators, **values)
 
 
+def upgrade_apply(
+    spark: SparkSession,
+    checkpoint: str,
+    target: str,
+    new_query: DataFrame,
+    output_mode: str = "append",
+    maps: Iterable[str] = (),
+    allow_drop: bool = False,
+) -> str:
+    """Write the new checkpoint ``target`` that streaming DataFrame ``new_query`` continues
+    from, with ``checkpoint``'s state upgraded as :func:`upgrade_check` reports it: operators
+    kept or moved, aggregation buffers added at Spark's start value, types widened, new
+    operators empty; source positions carried over. ``checkpoint`` is not changed. Returns a
+    one-line summary.
+
+    Raises:
+        SavepointError: ``UpgradeRefused`` (incompatible, or state dropped without
+        ``allow_drop``), ``TargetNotEmpty``, ...
+    """
+    return bridge.upgrade_apply(
+        spark, checkpoint, target, new_query, output_mode, list(maps), allow_drop
+    )
+
+
 def load_query(spec: str) -> Callable[[SparkSession], DataFrame]:
     """The function ``module:function`` names (the module importable from the current folder
     or by a file path ``path/to/module.py:function``), which builds the new streaming DataFrame

@@ -1,7 +1,9 @@
-"""``spark-savepoint upgrade check``: which state of a checkpoint a changed query keeps.
+"""``spark-savepoint upgrade check|apply``: which state of a checkpoint a changed query keeps,
+and the new checkpoint it continues from.
 
-Prints the report (``--json``: as JSON) and exits with the verdict's code: 0 compatible, 3
-compatible with changes, 4 incompatible (1 is an error, 2 bad arguments).
+``check`` prints the report (``--json``: as JSON) and exits with the verdict's code: 0
+compatible, 3 compatible with changes, 4 incompatible (1 is an error, 2 bad arguments).
+``apply`` writes the new checkpoint and prints a one-line summary.
 """
 
 from __future__ import annotations
@@ -24,28 +26,51 @@ def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         help="check which state of a checkpoint a changed query keeps",
     )  # fmt: skip
     actions = upgrade.add_subparsers(dest="action", required=True)
-    check = actions.add_parser(
-        "check", parents=[common],
-        help="plan the new query (reading no input) and match its stateful operators with the"
-        " checkpoint's; exit 0 compatible, 3 compatible with changes, 4 incompatible",
-    )  # fmt: skip
-    check.add_argument("checkpoint", help="the query's checkpoint folder")
-    check.add_argument(
+    query = argparse.ArgumentParser(add_help=False, parents=[common])
+    query.add_argument("checkpoint", help="the query's checkpoint folder")
+    query.add_argument(
         "--query", required=True, metavar="MODULE:FUNCTION",
         help="a function that builds the new streaming DataFrame from a SparkSession"
         " (module importable from here, or path/to/file.py:function)",
     )  # fmt: skip
-    check.add_argument(
+    query.add_argument(
         "--output-mode", default="append", choices=("append", "update", "complete"),
         help="the new query's output mode, as its writeStream sets it (%(default)s)",
     )  # fmt: skip
-    check.add_argument(
+    query.add_argument(
         "--map", action="append", default=[], metavar="OLD=NEW",
         help="pair an old operator with a new one by hand: --map agg_0=1 (repeatable)",
     )  # fmt: skip
+    query.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    check = actions.add_parser(
+        "check", parents=[query],
+        help="plan the new query (reading no input) and match its stateful operators with the"
+        " checkpoint's; exit 0 compatible, 3 compatible with changes, 4 incompatible",
+    )  # fmt: skip
     check.add_argument("--json", action="store_true", help="print the report as JSON")
-    check.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     check.set_defaults(run=_check)
+    apply = actions.add_parser(
+        "apply", parents=[query],
+        help="write a new checkpoint the new query continues from, with the old state upgraded"
+        " (the old checkpoint is not changed)",
+    )  # fmt: skip
+    apply.add_argument("target", help="new checkpoint folder (must not exist or be empty)")
+    apply.add_argument(
+        "--allow-drop", action="store_true",
+        help="allow the upgrade to discard state (operators or columns the new query lacks)",
+    )  # fmt: skip
+    apply.set_defaults(run=_apply)
+
+
+def _apply(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.cli import check_local, in_local_session
+    from spark_savepoint.sql_ext.upgrade import load_query, upgrade_apply
+
+    check_local([args.checkpoint])
+    build = load_query(args.query)
+    return in_local_session(args, lambda spark: upgrade_apply(
+        spark, args.checkpoint, args.target, build(spark), args.output_mode, args.map,
+        args.allow_drop))  # fmt: skip
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import dev.sparksavepoint.actions.RecoverEdit;
 import dev.sparksavepoint.actions.RestoreSavepoint;
 import dev.sparksavepoint.actions.SavepointList;
 import dev.sparksavepoint.actions.TakeSavepoint;
+import dev.sparksavepoint.actions.UpgradeApply;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.commit.DryRunReport;
@@ -176,5 +177,15 @@ public final class PythonEntry {
     } finally {
       planned.delete();
     }
+  }
+
+  /**
+   * Writes checkpoint {@code target} that streaming Dataset {@code query} continues from, with
+   * {@code checkpoint}'s state upgraded ({@link UpgradeApply}); a one-line summary.
+   */
+  public static String upgradeApply(SparkSession spark, String checkpoint, String target,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode,
+      List<String> maps, boolean allowDrop) {
+    return UpgradeApply.run(spark, checkpoint, target, query, outputMode, maps, allowDrop);
   }
 }

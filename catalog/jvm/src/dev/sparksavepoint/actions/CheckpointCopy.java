@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -91,6 +92,20 @@ final class CheckpointCopy {
    */
   static Copied run(SparkSession spark, Checkpoint from, long n, String target,
       CopyChanges changes, String what, Runnable check, Finish finish) {
+    return run(spark, from, n, target, changes, what, check, finish, null);
+  }
+
+  /**
+   * What an upgrade writes beyond {@link CopyChanges}: the stores to write (instead of plain
+   * copies: with changed values, or empty for new operators), and the operators (by new id)
+   * whose metadata and schema files come from the new query's planned {@code scratch}
+   * checkpoint.
+   */
+  record Upgrade(List<StoreCopy> copies, Checkpoint scratch, Set<Long> fromScratch) {}
+
+  /** {@link #run}, for an upgrade when {@code upgrade} is given. */
+  static Copied run(SparkSession spark, Checkpoint from, long n, String target,
+      CopyChanges changes, String what, Runnable check, Finish finish, Upgrade upgrade) {
     Configuration conf = spark.sessionState().newHadoopConf();
     from.checkLogs(n);
     List<Operator> operators = from.operators(n);
@@ -108,6 +123,7 @@ final class CheckpointCopy {
     boolean ids = hasUniqueIds(from, n);
     List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
         ids, conf);
+    if (upgrade != null) copies = upgrade.copies();
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
     if (finish != null && finish.needsDigests()) plan = plan.withFileDigests();
     if (check != null) check.run();
@@ -118,7 +134,7 @@ final class CheckpointCopy {
     try {
       writeOffsets(from, n, folder, changes.partitions(), changes.provider() == null ? null
           : provider);
-      copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf);
+      copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf, upgrade);
       List<CopiedPartition> images = StateImage.copy(plan);
       List<PartitionCommit> commits = images.stream().map(CopiedPartition::commit).toList();
       Map<String, FileDigests.Digest> digests = new HashMap<>();
@@ -199,34 +215,46 @@ final class CheckpointCopy {
   /** {@code sources/}, and each kept operator's metadata and schema files. */
   private static void copyLayout(Checkpoint from, long n, NewFolder folder,
       List<Operator> operators, CopyChanges.Resolved resolved, int partitions,
-      Configuration conf) throws IOException {
+      Configuration conf, Upgrade upgrade) throws IOException {
+    copySources(from, n, folder.fs(), new Path(folder.root(), "sources"), conf);
+    for (Operator op : operators) {
+      Long to = resolved.target(op.id());
+      if (to == null || upgrade != null && upgrade.fromScratch().contains(to)) continue;
+      copyOperatorLayout(from, n, op, to, partitions, folder, conf);
+    }
+    if (upgrade == null) return;
+    for (long id : upgrade.fromScratch()) {
+      Operator op = upgrade.scratch().operators(0).stream().filter(o -> o.id() == id)
+          .findFirst().orElseThrow();
+      copyOperatorLayout(upgrade.scratch(), 0, op, id, partitions, folder, conf);
+    }
+  }
+
+  /** Operator {@code op}'s metadata and schema files of batch {@code n}, as operator {@code to}. */
+  private static void copyOperatorLayout(Checkpoint from, long n, Operator op, long to,
+      int partitions, NewFolder folder, Configuration conf) throws IOException {
     FileSystem fs = folder.fs();
     Path root = folder.root();
     FileSystem src = from.fileSystem();
-    copySources(from, n, fs, new Path(root, "sources"), conf);
     String toState = fs.makeQualified(new Path(root, "state")).toString();
-    for (Operator op : operators) {
-      Long to = resolved.target(op.id());
-      if (to == null) continue;
-      Path opFrom = new Path(new Path(from.root(), "state"), Long.toString(op.id()));
-      Path opTo = new Path(new Path(root, "state"), Long.toString(to));
-      int count = partitions > 0 ? partitions : op.numPartitions();
-      Path v1 = new Path(opFrom, "_metadata/metadata");
-      if (src.exists(v1)) {
-        folder.write(new Path(opTo, "_metadata/metadata"),
-            operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null));
-      }
-      Path v2 = latestAtOrBefore(src, new Path(opFrom, "_metadata/v2"), n);
-      if (v2 != null) {
-        String schemas = toState + "/" + to + "/_stateSchema/";
-        folder.write(new Path(opTo, "_metadata/v2/" + v2.getName()),
-            operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas));
-      }
-      Path schemas = new Path(opFrom, "_stateSchema");
-      if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
-          false, conf);
-      copySchemaFiles(src, new Path(opFrom, "0"), fs, new Path(opTo, "0"), conf);
+    Path opFrom = new Path(new Path(from.root(), "state"), Long.toString(op.id()));
+    Path opTo = new Path(new Path(root, "state"), Long.toString(to));
+    int count = partitions > 0 ? partitions : op.numPartitions();
+    Path v1 = new Path(opFrom, "_metadata/metadata");
+    if (src.exists(v1)) {
+      folder.write(new Path(opTo, "_metadata/metadata"),
+          operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null));
     }
+    Path v2 = latestAtOrBefore(src, new Path(opFrom, "_metadata/v2"), n);
+    if (v2 != null) {
+      String schemas = toState + "/" + to + "/_stateSchema/";
+      folder.write(new Path(opTo, "_metadata/v2/" + v2.getName()),
+          operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas));
+    }
+    Path schemas = new Path(opFrom, "_stateSchema");
+    if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
+        false, conf);
+    copySchemaFiles(src, new Path(opFrom, "0"), fs, new Path(opTo, "0"), conf);
   }
 
   /**

@@ -495,4 +495,12 @@ public final class Errors {
         "SAVEPOINT_BAD_WATERMARK",
         "Cannot edit the batches of checkpoint '" + path + "': " + why + ". Nothing was written.");
   }
+
+  /** An upgrade that cannot or may not be written; nothing was written. */
+  public static RuntimeException upgradeRefused(String path, String why) {
+    return analysis(
+        "SAVEPOINT_UPGRADE_REFUSED",
+        "Cannot upgrade checkpoint '" + path + "' to the new query: " + why
+            + ". Nothing was written.");
+  }
 }

@@ -20,6 +20,35 @@ import org.apache.spark.sql.execution.aggregate.BaseAggregateExec;
 public final class AggregateBuffers {
   private AggregateBuffers() {}
 
+  /** A buffer's start value is not a constant (see {@link #startValues}). */
+  public static final Object NO_CONSTANT = new Object();
+
+  /**
+   * The start values of the buffers below {@code stateStoreSave}, in Spark's internal
+   * representation ({@link #NO_CONSTANT} where there is none), or null if no aggregation is
+   * found.
+   */
+  public static List<Object> startValues(SparkPlan stateStoreSave) {
+    BaseAggregateExec aggregate = find(stateStoreSave);
+    if (aggregate == null) return null;
+    List<Object> values = new ArrayList<>();
+    scala.collection.Iterator<AggregateExpression> expressions =
+        aggregate.aggregateExpressions().iterator();
+    while (expressions.hasNext()) {
+      AggregateFunction function = expressions.next().aggregateFunction();
+      if (function instanceof DeclarativeAggregate declarative) {
+        scala.collection.Iterator<Expression> initial = declarative.initialValues().iterator();
+        while (initial.hasNext()) {
+          Expression e = initial.next();
+          values.add(e.foldable() ? e.eval(null) : NO_CONSTANT);
+        }
+      } else {
+        for (int i = 0; i < function.aggBufferAttributes().size(); i++) values.add(NO_CONSTANT);
+      }
+    }
+    return values;
+  }
+
   /** The start values of the buffers below {@code stateStoreSave}, or null if none is found. */
   public static List<String> initialValues(SparkPlan stateStoreSave) {
     BaseAggregateExec aggregate = find(stateStoreSave);

@@ -49,7 +49,8 @@ final class ImagePartition {
    * entry.
    */
   static CopiedPartition copy(ImagePlan plan, StoreCopy copy, int p) {
-    CopiedPartition files = ImageFiles.copy(plan, copy, p);
+    if (copy.from() == null) return write(plan, copy, p, java.util.Collections.emptyIterator());
+    CopiedPartition files = copy.transform() == null ? ImageFiles.copy(plan, copy, p) : null;
     if (files != null) return files;
     try (Source source = new Source(plan, copy, p)) {
       return write(plan, copy, p, source);
@@ -123,7 +124,9 @@ final class ImagePartition {
           String name = families.get(family);
           UnsafeRow key = row(entry, 8, keyLength, keySchema(spec, name).size());
           UnsafeRow value = row(entry, 8 + keyLength, entry.length - 8 - keyLength,
-              valueSchema(spec, name).size());
+              copy.transform() == null ? valueSchema(spec, name).size()
+                  : copy.transform().oldFields());
+          if (copy.transform() != null) value = copy.transform().apply(value);
           if (spec.families() != null && spec.families().isMultiValued(name)) {
             store.merge(key, value, name);
           } else {

@@ -28,11 +28,20 @@ public final class ImagePlan implements BatchPlan, Serializable {
   /** The provider conf: which {@code StateStoreProvider} class a store uses. */
   public static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
 
-  /** One store to copy: as the source has it, and as the target gets it. */
-  public record StoreCopy(StoreSpec from, StoreSpec to) implements Serializable {
+  /**
+   * One store to copy: as the source has it ({@code from}; null for a store that starts
+   * empty), as the target gets it, and how its values change on the way ({@code transform},
+   * null when they do not).
+   */
+  public record StoreCopy(StoreSpec from, StoreSpec to, ValueTransform transform)
+      implements Serializable {
+    public StoreCopy(StoreSpec from, StoreSpec to) {
+      this(from, to, null);
+    }
+
     /** True when keys must be rehashed into another partition count. */
     boolean rehash() {
-      return from.numPartitions() != to.numPartitions();
+      return from != null && from.numPartitions() != to.numPartitions();
     }
   }
 
@@ -173,7 +182,9 @@ public final class ImagePlan implements BatchPlan, Serializable {
   /** Operator ids of the source to the state files they hold: for messages. */
   public Map<Long, Long> operatorMoves() {
     Map<Long, Long> moves = new HashMap<>();
-    for (StoreCopy c : copies) moves.put(c.from().operatorId(), c.to().operatorId());
+    for (StoreCopy c : copies) {
+      if (c.from() != null) moves.put(c.from().operatorId(), c.to().operatorId());
+    }
     return moves;
   }
 }

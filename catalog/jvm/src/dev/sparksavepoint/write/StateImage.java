@@ -58,6 +58,10 @@ public final class StateImage {
   }
 
   private static String describe(ImagePlan plan, StoreCopy copy) {
+    if (copy.from() == null) {
+      return "savepoint: empty state for operator " + copy.to().operatorId() + " store "
+          + copy.to().storeName() + " in " + plan.checkpoint();
+    }
     String what = "savepoint: copy state of operator " + copy.from().operatorId() + " store "
         + copy.from().storeName();
     if (copy.from().operatorId() != copy.to().operatorId()) {
