@@ -29,41 +29,38 @@ public final class AggregateBuffers {
    * found.
    */
   public static List<Object> startValues(SparkPlan stateStoreSave) {
-    BaseAggregateExec aggregate = find(stateStoreSave);
-    if (aggregate == null) return null;
+    List<Expression> initial = initialExpressions(stateStoreSave);
+    if (initial == null) return null;
     List<Object> values = new ArrayList<>();
-    scala.collection.Iterator<AggregateExpression> expressions =
-        aggregate.aggregateExpressions().iterator();
-    while (expressions.hasNext()) {
-      AggregateFunction function = expressions.next().aggregateFunction();
-      if (function instanceof DeclarativeAggregate declarative) {
-        scala.collection.Iterator<Expression> initial = declarative.initialValues().iterator();
-        while (initial.hasNext()) {
-          Expression e = initial.next();
-          values.add(e.foldable() ? e.eval(null) : NO_CONSTANT);
-        }
-      } else {
-        for (int i = 0; i < function.aggBufferAttributes().size(); i++) values.add(NO_CONSTANT);
-      }
+    for (Expression e : initial) {
+      values.add(e != null && e.foldable() ? e.eval(null) : NO_CONSTANT);
     }
     return values;
   }
 
   /** The start values of the buffers below {@code stateStoreSave}, or null if none is found. */
   public static List<String> initialValues(SparkPlan stateStoreSave) {
+    List<Expression> initial = initialExpressions(stateStoreSave);
+    if (initial == null) return null;
+    List<String> values = new ArrayList<>();
+    for (Expression e : initial) values.add(e == null ? null : literal(e));
+    return values;
+  }
+
+  /** Each buffer's initial value expression (null for an imperative aggregate's buffers). */
+  private static List<Expression> initialExpressions(SparkPlan stateStoreSave) {
     BaseAggregateExec aggregate = find(stateStoreSave);
     if (aggregate == null) return null;
-    List<String> values = new ArrayList<>();
+    List<Expression> values = new ArrayList<>();
     scala.collection.Iterator<AggregateExpression> expressions =
         aggregate.aggregateExpressions().iterator();
     while (expressions.hasNext()) {
       AggregateFunction function = expressions.next().aggregateFunction();
-      int buffers = function.aggBufferAttributes().size();
       if (function instanceof DeclarativeAggregate declarative) {
         scala.collection.Iterator<Expression> initial = declarative.initialValues().iterator();
-        while (initial.hasNext()) values.add(literal(initial.next()));
+        while (initial.hasNext()) values.add(initial.next());
       } else {
-        for (int i = 0; i < buffers; i++) values.add(null);
+        for (int i = 0; i < function.aggBufferAttributes().size(); i++) values.add(null);
       }
     }
     return values;
