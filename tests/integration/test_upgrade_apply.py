@@ -20,6 +20,7 @@ from tests.support.streaming_queries import (
     build,
     restart_rows,
     session_confs,
+    tracker_class,
 )
 
 pytestmark = pytest.mark.slow  # real queries of their own, restarted
@@ -114,6 +115,39 @@ def test_a_widened_buffer_keeps_its_values(spark, old, tmp_path) -> None:
         {"user": "alice", "top": 12},
         {"user": "bob", "top": 5},  # the old maximum, kept through the widening
     ]
+
+
+def test_an_added_state_variable_starts_empty(spark, old, tmp_path) -> None:
+    query = old("tws", "rocksdb")
+    tracker = tracker_class()
+
+    class WithLast(tracker):  # type: ignore[misc, valid-type]
+        def init(self, handle) -> None:
+            super().init(handle)
+            self.last = handle.getValueState("last", "amount long")
+
+        def handleInputRows(self, key, rows, timerValues):  # noqa: N802, N803
+            frames = list(rows)
+            self.last.update((int(frames[-1]["amount"].iloc[-1]),))
+            yield from super().handleInputRows(key, iter(frames), timerValues)
+
+    frame = events(spark, query).withWatermark("ts", "10 minutes")
+    new = (
+        frame.withColumn("ts_ms", F.unix_millis("ts"))
+        .groupBy("user")
+        .transformWithStateInPandas(WithLast(), "user string, count long", "Update", "EventTime")
+    )
+    target = tmp_path / "upgraded"
+    assert "1 changed" in upgrade_apply(spark, str(query.checkpoint), str(target), new, "update")
+    attach(spark, str(target), "up")
+    assert spark.table("up.tws_0.last").count() == 0, "the new variable starts empty"
+    assert run_new(spark, new, target) == [
+        {"user": "alice", "count": 4},  # the old count goes on
+        {"user": "dave", "count": 1},
+    ]
+    last = {r[0]: r[1] for r in spark.table("up.tws_0.last").collect()}
+    assert set(last) == {"alice", "dave"}
+    assert spark.table("up.tws_0.history").count() == 5 + 3, "the old amounts, then the new"
 
 
 def test_a_deduplication_in_front_starts_empty(spark, old, tmp_path) -> None:

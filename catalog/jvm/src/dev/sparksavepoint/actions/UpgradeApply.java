@@ -92,10 +92,12 @@ public final class UpgradeApply {
           + " --allow-drop (allow_drop=True) to discard it");
     }
     for (Pair p : report.pairs()) {
-      if (p.old() != null && p.neu() != null && p.fit().level() != OperatorFit.Level.EXACT
-          && p.neu().op().kind().equals("tws")) {
-        throw Errors.upgradeRefused(checkpoint, p.old().op().uid() + ": changing the state"
-            + " variables of a transformWithState operator is not supported yet");
+      if (p.fit() == null || !p.neu().op().kind().equals("tws")) continue;
+      for (String change : p.fit().changes()) {
+        if (change.startsWith("state variable ") && change.contains(" column ")) {
+          throw Errors.upgradeRefused(checkpoint, p.old().op().uid() + ": " + change
+              + "; a transformWithState state variable can be added or dropped, not changed");
+        }
       }
     }
   }
@@ -108,10 +110,13 @@ public final class UpgradeApply {
       StoreSpec to = pair.neu().stores().get(i);
       SchemaChange change = pair.fit().valueChanges().isEmpty() ? null
           : pair.fit().valueChanges().get(i);
+      if (from.families() != null) {
+        copies.add(new StoreCopy(from, to)); // state variables: copied by name
+        continue;
+      }
       if (change == null || change.unchanged()) {
         copies.add(new StoreCopy(from, new StoreSpec(to.operatorId(), to.storeName(),
-            to.numPartitions(), to.keySchema(), from.valueSchema(), to.storeIndex(),
-            from.families())));
+            to.numPartitions(), to.keySchema(), from.valueSchema(), to.storeIndex())));
         continue;
       }
       copies.add(new StoreCopy(from, to, new ValueTransform(from.valueSchema(),

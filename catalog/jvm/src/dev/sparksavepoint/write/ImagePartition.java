@@ -111,6 +111,9 @@ final class ImagePartition {
     }
     long version = plan.version();
     List<String> families = families(spec);
+    // entries name their family by its index in the source's list (the target's may differ:
+    // an upgraded transformWithState operator has state variables added or dropped)
+    List<String> sourceFamilies = copy.from() == null ? families : families(copy.from());
     PartitionCommit commit;
     try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
         plan.targetConf(), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs,
@@ -121,7 +124,8 @@ final class ImagePartition {
           ByteBuffer buffer = ByteBuffer.wrap(entry);
           int family = buffer.getInt();
           int keyLength = buffer.getInt();
-          String name = families.get(family);
+          String name = sourceFamilies.get(family);
+          if (!families.contains(name)) continue; // a dropped state variable
           UnsafeRow key = row(entry, 8, keyLength, keySchema(spec, name).size());
           UnsafeRow value = row(entry, 8 + keyLength, entry.length - 8 - keyLength,
               copy.transform() == null ? valueSchema(spec, name).size()
