@@ -182,6 +182,19 @@ def test_a_removed_operator_needs_allow_drop(spark, old, tmp_path) -> None:
     ]
 
 
+def test_state_moves_to_the_operator_id_it_gets_in_the_new_query(spark, old, tmp_path) -> None:
+    """dedup_1 feeding agg_0, upgraded to the deduplication alone: its state moves to
+    operator 0 (the aggregation's state is dropped), and keeps dropping known event ids."""
+    query = old("dedup_agg", "hdfs")
+    new = events(spark, query).dropDuplicates(["event_id"])
+    target = tmp_path / "upgraded"
+    upgrade_apply(spark, str(query.checkpoint), str(target), new, "update", allow_drop=True)
+    attach(spark, str(target), "up")
+    assert spark.table("up.dedup_0.default").count() == 4, "e1, e2, e3 and e4, moved"
+    emitted = run_new(spark, new, target)
+    assert sorted(r["event_id"] for r in emitted) == [5, 6], "e3 is known: dropped again"
+
+
 def test_an_incompatible_upgrade_writes_nothing(spark, old, tmp_path) -> None:
     query = old("agg", "hdfs")
     new = events(spark, query).groupBy("user").agg(F.max("event_id").cast("int").alias("n"))
