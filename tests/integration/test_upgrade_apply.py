@@ -10,7 +10,7 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_savepoint import attach, upgrade_apply
+from spark_savepoint import attach, restore_savepoint, upgrade_apply
 from spark_savepoint.catalog.errors import UpgradeRefused
 from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.streaming_queries import (
@@ -186,11 +186,14 @@ def test_state_moves_to_the_operator_id_it_gets_in_the_new_query(spark, old, tmp
     """dedup_1 feeding agg_0, upgraded to the deduplication alone: its state moves to
     operator 0 (the aggregation's state is dropped), and keeps dropping known event ids."""
     query = old("dedup_agg", "hdfs")
+    named = tmp_path / "named"  # the checkpoint with a user uid for the deduplication
+    restore_savepoint(spark, str(query.checkpoint), str(named), uids={"dedup_1": "events_seen"})
     new = events(spark, query).dropDuplicates(["event_id"])
     target = tmp_path / "upgraded"
-    upgrade_apply(spark, str(query.checkpoint), str(target), new, "update", allow_drop=True)
+    upgrade_apply(spark, str(named), str(target), new, "update", allow_drop=True)
     attach(spark, str(target), "up")
     assert spark.table("up.dedup_0.default").count() == 4, "e1, e2, e3 and e4, moved"
+    assert spark.table("up.events_seen.default").count() == 4, "its user uid moved with it"
     emitted = run_new(spark, new, target)
     assert sorted(r["event_id"] for r in emitted) == [5, 6], "e3 is known: dropped again"
 
