@@ -159,6 +159,15 @@ def upgrade_check(
         )
 
 
+def value_names(spark: SparkSession, checkpoint: str, query: Any, output_mode: str) -> str:
+    """The names streaming DataFrame ``query`` gives ``checkpoint``'s aggregation value
+    columns, as JSON (operator id -> names in column order)."""
+    with savepoint_errors():
+        return str(
+            _entry(spark).valueNames(_jsession(spark), str(checkpoint), query._jdf, output_mode)
+        )
+
+
 def upgrade_apply(
     spark: SparkSession, checkpoint: str, target: str, query: Any, output_mode: str,
     maps: list[str], allow_drop: bool,

@@ -8,7 +8,7 @@ from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.jar import jar_path
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 DEFAULT_CATALOG = "savepoint"
 
@@ -101,12 +101,17 @@ def attach(
     like: str | None = None,
     writable: bool = False,
     sink: str | None = None,
+    query: DataFrame | None = None,
+    output_mode: str = "append",
 ) -> None:
     """Attach the checkpoint (or savepoint) at ``path`` to a running session as ``catalog``
     (replacing what that name pointed at before); with ``like``, create it first as an empty
     savepoint when missing. A savepoint is read-only unless taken writable or attached with
     ``writable=True``. ``sink``: the output folder of the query's file sink, whose log
     ``<catalog>.sink.files`` reads (it lives beside the output, not in the checkpoint).
+    ``query``: the streaming DataFrame that writes the checkpoint (run with ``output_mode``):
+    aggregation value columns then take its names (``cnt``, ``total``) instead of Spark's
+    buffer names (``count``, ``sum``), for reads and writes alike.
 
     >>> attach(spark, "/data/ckpt", sink="/data/out")  # doctest: +SKIP
     >>> spark.table("savepoint.sources.offsets").show()  # doctest: +SKIP
@@ -117,3 +122,5 @@ def attach(
         spark.conf.set(key, value)
     spark.conf.set(f"spark.sql.catalog.{catalog}.writable", str(bool(writable)).lower())
     spark.conf.set(f"spark.sql.catalog.{catalog}.sink", sink or "")
+    names = "" if query is None else bridge.value_names(spark, path, query, output_mode)
+    spark.conf.set(f"spark.sql.catalog.{catalog}.valueNames", names)

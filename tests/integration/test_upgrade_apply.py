@@ -4,6 +4,7 @@ the old input again, and the old checkpoint stays as it was."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from tests.support.streaming_queries import (
     RUN_CONFS,
     StreamingQuery,
     build,
+    query_for,
     restart_rows,
     session_confs,
     tracker_class,
@@ -236,3 +238,23 @@ def test_cli_applies_and_refuses_in_one_line(spark, old, tmp_path, capsys) -> No
     assert main([*args, "--allow-drop"]) == 0
     assert "1 changed, 0 new, 1 dropped" in capsys.readouterr().out
     assert last_batch(target) == 1
+
+
+@pytest.mark.parametrize("kind", ["pandas_state", "join"])
+def test_an_unchanged_query_continues_as_from_its_own_checkpoint(spark, old, tmp_path, kind):
+    """Every operator kept: the upgraded checkpoint, put in the old one's place, gives the
+    restarted query exactly the output the old checkpoint gives it."""
+    query = old(kind, "hdfs")
+    control = tmp_path / "control"
+    shutil.copytree(query.checkpoint, control)
+    target = tmp_path / "upgraded"
+    new = query_for(kind)(spark, query.input_dir)
+    mode = "append" if kind == "join" else "update"
+    summary = upgrade_apply(spark, str(query.checkpoint), str(target), new, mode)
+    assert "operator(s) kept, 0 changed, 0 new, 0 dropped" in summary
+    shutil.rmtree(query.checkpoint)
+    shutil.move(target, query.checkpoint)
+    upgraded = query.run(spark)
+    shutil.rmtree(query.checkpoint)
+    shutil.move(control, query.checkpoint)
+    assert upgraded == query.run(spark) != []

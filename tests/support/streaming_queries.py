@@ -586,6 +586,11 @@ def build(
     return query
 
 
+def query_for(kind: str) -> Callable[[SparkSession, Path], DataFrame]:
+    """The function that builds the kind's streaming DataFrame from a session and input folder."""
+    return _kind(kind).query
+
+
 def _kind(kind: str) -> Kind:
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; known kinds: {sorted(KINDS)}")

@@ -16,6 +16,7 @@ import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
 import dev.sparksavepoint.upgrade.PlannedQuery;
+import dev.sparksavepoint.upgrade.QueryNames;
 import dev.sparksavepoint.upgrade.UpgradeReport;
 import dev.sparksavepoint.write.EditTransaction;
 import java.util.List;
@@ -187,5 +188,22 @@ public final class PythonEntry {
       org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode,
       List<String> maps, boolean allowDrop) {
     return UpgradeApply.run(spark, checkpoint, target, query, outputMode, maps, allowDrop);
+  }
+
+  /**
+   * The names streaming Dataset {@code query} gives the value columns of {@code checkpoint}'s
+   * aggregations, as JSON (operator id to names in column order, null: keep), planned as
+   * {@link #upgradeCheck} plans.
+   */
+  public static String valueNames(SparkSession spark, String checkpoint,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode) {
+    Checkpoint old = Checkpoint.open(checkpoint, spark.sessionState().newHadoopConf());
+    PlannedQuery planned = PlannedQuery.plan(spark, query, outputMode, old);
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(
+          QueryNames.valueNames(planned)).toString();
+    } finally {
+      planned.delete();
+    }
   }
 }

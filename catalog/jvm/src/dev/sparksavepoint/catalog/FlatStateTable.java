@@ -9,6 +9,7 @@ import dev.sparksavepoint.write.EditTransaction;
 import dev.sparksavepoint.write.StateRewrite;
 import dev.sparksavepoint.write.StateWriteBuilder;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
@@ -82,9 +83,16 @@ public final class FlatStateTable
    */
   public static FlatStateTable create(String name, StructType source,
       Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
+    return create(name, source, List.of(), options, properties, origin);
+  }
+
+  /** {@link #create}, the value columns named {@code valueNames} ({@link FlatSchema}). */
+  public static FlatStateTable create(String name, StructType source, List<String> valueNames,
+      Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("statestore.options", options.toString());
-    return new FlatStateTable(name, options, new FlatSchema(source), props, origin, false);
+    return new FlatStateTable(name, options, new FlatSchema(source, valueNames), props, origin,
+        false);
   }
 
   @Override

@@ -299,8 +299,33 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
     return FlatStateTable.create(name + "." + op.uid() + "." + table,
-        StateSource.schema(ckpt.location(), op, table, batchId, options), options, props,
+        StateSource.schema(ckpt.location(), op, table, batchId, options),
+        op.kind().equals("agg") && table.equals("default") ? valueNames(op.id()) : List.of(),
+        options, props,
         new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
+  }
+
+  /**
+   * The query's names for operator {@code id}'s value columns, from the session conf
+   * {@code spark.sql.catalog.<name>.valueNames} (JSON: operator id to names, set by
+   * {@code attach(..., query=df)}); empty when none are set.
+   */
+  private List<String> valueNames(long id) {
+    String json = SparkSession.active().conf().get("spark.sql.catalog." + name + ".valueNames",
+        "");
+    if (json.isBlank()) return List.of();
+    try {
+      com.fasterxml.jackson.databind.JsonNode names =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).path(Long.toString(id));
+      List<String> result = new java.util.ArrayList<>();
+      for (com.fasterxml.jackson.databind.JsonNode n : names) {
+        result.add(n.isNull() ? null : n.asText());
+      }
+      return result;
+    } catch (java.io.IOException e) {
+      throw Errors.badArguments(path, "spark.sql.catalog." + name + ".valueNames is not JSON: "
+          + e.getMessage());
+    }
   }
 
   /** The query-log namespaces this catalog shows: {@code sink} only with a sink option. */

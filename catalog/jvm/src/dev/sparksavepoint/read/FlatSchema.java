@@ -33,8 +33,23 @@ public final class FlatSchema implements Serializable {
   private final List<int[]> paths = new ArrayList<>();
   private final List<StructField> fields = new ArrayList<>();
 
+  /** Metadata key of a flat column: the name of the state field it shows. */
+  public static final String STATE_FIELD = "state_field";
+
+  private final List<String> valueNames;
+  private int valueLeaf;
+
   public FlatSchema(StructType source) {
+    this(source, List.of());
+  }
+
+  /**
+   * Flat columns over {@code source}, the leaves of {@code value} named {@code valueNames} in
+   * order where one is given (not null): the query's names for an aggregation's buffers.
+   */
+  public FlatSchema(StructType source, List<String> valueNames) {
     this.source = source;
+    this.valueNames = valueNames;
     Set<String> taken = new HashSet<>();
     StructField[] top = source.fields();
     for (int i = 0; i < top.length; i++) {
@@ -85,13 +100,19 @@ public final class FlatSchema implements Serializable {
 
   private void add(StructField field, int[] path, String origin, Set<String> taken) {
     String name = field.name();
+    if (origin.equals("value")) {
+      int leaf = valueLeaf++;
+      if (leaf < valueNames.size() && valueNames.get(leaf) != null) name = valueNames.get(leaf);
+    }
     if (taken.contains(name.toLowerCase())) name = origin + "_" + name;
     taken.add(name.toLowerCase());
     String comment = origin.isEmpty()
         ? (field.name().equals("partition_id") ? "state partition" : field.name())
         : "state " + origin.replace('_', ' ') + " field";
     paths.add(path);
-    fields.add(new StructField(name, field.dataType(), true, Metadata.empty()).withComment(comment));
+    Metadata metadata = new org.apache.spark.sql.types.MetadataBuilder()
+        .putString(STATE_FIELD, field.name()).build();
+    fields.add(new StructField(name, field.dataType(), true, metadata).withComment(comment));
   }
 
   private static int[] append(int[] prefix, int index) {

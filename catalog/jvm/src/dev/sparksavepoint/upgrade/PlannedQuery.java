@@ -46,11 +46,19 @@ public final class PlannedQuery {
   private final Checkpoint scratch;
   private final Map<Long, SparkPlan> nodes;
   private final int sources;
+  private final SparkPlan executed;
 
-  private PlannedQuery(Checkpoint scratch, Map<Long, SparkPlan> nodes, int sources) {
+  private PlannedQuery(Checkpoint scratch, Map<Long, SparkPlan> nodes, int sources,
+      SparkPlan executed) {
     this.scratch = scratch;
     this.nodes = nodes;
     this.sources = sources;
+    this.executed = executed;
+  }
+
+  /** The executed plan of the query's first batch. */
+  public SparkPlan executed() {
+    return executed;
   }
 
   /** How many sources the query reads (Spark numbers them in this order: sources/0, 1, ...). */
@@ -121,12 +129,13 @@ public final class PlannedQuery {
         IncrementalExecution.$lessinit$greater$default$15(),
         IncrementalExecution.$lessinit$greater$default$16());
     Map<Long, SparkPlan> nodes = new HashMap<>();
-    for (SparkPlan node : collect(execution.executedPlan())) {
+    SparkPlan executed = execution.executedPlan();
+    for (SparkPlan node : collect(executed)) {
       StateStoreWriter writer = (StateStoreWriter) node;
       nodes.putIfAbsent(writer.getStateInfo().operatorId(), node);
     }
     int sources = countSources(query.queryExecution().logical());
-    return new PlannedQuery(Checkpoint.open(root, hadoopConf), nodes, sources);
+    return new PlannedQuery(Checkpoint.open(root, hadoopConf), nodes, sources, executed);
   }
 
   /** The distinct streaming relations of {@code plan}: the sources Spark numbers. */

@@ -68,7 +68,9 @@ final class RowEncoder implements Serializable {
     String[] names = new String[leaves.size()];
     for (int i = 0; i < types.length; i++) {
       StructField column = table.fields()[i];
-      if (!column.name().equals(leaves.get(i)) && !column.name().endsWith("_" + leaves.get(i))) {
+      String field = column.metadata().contains(FlatSchema.STATE_FIELD)
+          ? column.metadata().getString(FlatSchema.STATE_FIELD) : column.name();
+      if (!field.equals(leaves.get(i))) {
         throw new IllegalStateException("[SAVEPOINT_INTERNAL] flat column " + column.name()
             + " does not match state field " + leaves.get(i));
       }
