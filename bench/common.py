@@ -47,11 +47,19 @@ def keyed_input(spark: SparkSession, root: Path, keys: int, events_per_key: int 
     return source
 
 
-def run_aggregation(spark: SparkSession, source: Path, checkpoint: Path, provider: str) -> Path:
+def run_aggregation(
+    spark: SparkSession, source: Path, checkpoint: Path, provider: str, partitions: int = 4
+) -> Path:
     """Runs the benchmarks' streaming aggregation over ``source`` into ``checkpoint`` until it
-    has read everything (one micro-batch); returns the checkpoint."""
-    previous = spark.conf.get("spark.sql.streaming.stateStore.providerClass")
-    spark.conf.set("spark.sql.streaming.stateStore.providerClass", PROVIDERS[provider])
+    has read everything (one micro-batch), its state in ``partitions`` partitions; returns the
+    checkpoint."""
+    confs = {
+        "spark.sql.streaming.stateStore.providerClass": PROVIDERS[provider],
+        "spark.sql.shuffle.partitions": str(partitions),
+    }
+    previous = {name: spark.conf.get(name) for name in confs}
+    for name, value in confs.items():
+        spark.conf.set(name, value)
     try:
         stream = spark.readStream.schema("key BIGINT, amount BIGINT").parquet(str(source))
         query = (
@@ -62,21 +70,34 @@ def run_aggregation(spark: SparkSession, source: Path, checkpoint: Path, provide
         )  # fmt: skip
         query.awaitTermination()
     finally:
-        spark.conf.set("spark.sql.streaming.stateStore.providerClass", previous)
+        for name, value in previous.items():
+            spark.conf.set(name, value)
     return checkpoint
 
 
 def build_keyed_state(
-    spark: SparkSession, root: Path, provider: str, keys: int, events_per_key: int = 1
+    spark: SparkSession,
+    root: Path,
+    provider: str,
+    keys: int,
+    events_per_key: int = 1,
+    partitions: int = 4,
 ) -> Path:
     """A streaming aggregation over ``keys`` distinct keys, ``events_per_key`` input rows each,
-    one micro-batch; returns the checkpoint (reused when it already exists)."""
+    one micro-batch, its state in ``partitions`` partitions; returns the checkpoint (reused
+    when it already exists)."""
     name = f"agg-{provider}-{keys}" + (f"x{events_per_key}" if events_per_key > 1 else "")
+    name += f"-p{partitions}" if partitions != 4 else ""
     checkpoint = root / name / "checkpoint"
     if (checkpoint / "commits" / "0").exists():
         return checkpoint
     source = keyed_input(spark, root, keys, events_per_key)
-    return run_aggregation(spark, source, checkpoint, provider)
+    return run_aggregation(spark, source, checkpoint, provider, partitions)
+
+
+def best_seconds(action: Callable[[], object], repeat: int) -> float:
+    """The fastest of ``repeat`` runs of ``action``, in seconds."""
+    return min(median_seconds(action, 1) for _ in range(repeat))
 
 
 def median_seconds(action: Callable[[], object], repeat: int) -> float:

@@ -13,13 +13,16 @@ from tests.support import start_program
 
 
 @pytest.mark.cluster
-def test_catalog_reads_on_separate_executor_jvms(spark, checkpoints, tmp_path: Path) -> None:
+def test_catalog_reads_and_looks_up_on_separate_executors(
+    spark, checkpoints, tmp_path: Path
+) -> None:
     ckpt = str(checkpoints[("agg", "rocksdb")].checkpoint)
     reader = start_program(
         "cluster_read",
         ckpt,
         "agg_0",
         "default",
+        "user = 'alice'",
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -32,3 +35,4 @@ def test_catalog_reads_on_separate_executor_jvms(spark, checkpoints, tmp_path: P
     expected = [r.asDict(recursive=True) for r in spark.table("cl.agg_0.default").collect()]
     key = lambda row: json.dumps(row, sort_keys=True, default=str)  # noqa: E731
     assert sorted(report["rows"], key=key) == sorted(expected, key=key)
+    assert report["lookup"] == [row for row in expected if row["user"] == "alice"]

@@ -4,6 +4,7 @@ import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.FlatScan;
+import dev.sparksavepoint.read.StateScanBuilder;
 import dev.sparksavepoint.read.StateSource;
 import dev.sparksavepoint.write.EditTransaction;
 import dev.sparksavepoint.write.StateRewrite;
@@ -123,12 +124,24 @@ public final class FlatStateTable
 
   @Override
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    return () -> new StateRewrite(name, info.command(), this::newScanBuilder,
+    return () -> new StateRewrite(name, info.command(), this::fullScanBuilder,
         this::newWriteBuilder);
   }
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap extra) {
+    return scanBuilder(extra, origin);
+  }
+
+  /**
+   * The scan of a copy-on-write command (DELETE, UPDATE, MERGE): it must return every row, as
+   * the write replaces the whole table, so a filter on the key never turns it into a lookup.
+   */
+  private ScanBuilder fullScanBuilder(CaseInsensitiveStringMap extra) {
+    return scanBuilder(extra, null);
+  }
+
+  private ScanBuilder scanBuilder(CaseInsensitiveStringMap extra, TableOrigin lookups) {
     Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
     merged.putAll(options);
     FlatScan.ReadFailure failure = new FlatScan.ReadFailure(properties.getOrDefault("checkpoint", "?"),
@@ -138,7 +151,7 @@ public final class FlatStateTable
         Long.parseLong(properties.getOrDefault("batch_id", "-1")));
     EditTransaction.checkReadable(org.apache.spark.sql.classic.SparkSession.active(),
         failure.checkpoint(), failure.uid(), failure.operatorId(), failure.state());
-    ScanBuilder builder = StateSource.scanBuilder(flat.source(), merged);
-    return () -> new FlatScan(builder.build(), flat, name, failure);
+    return new StateScanBuilder(() -> StateSource.scanBuilder(flat.source(), merged), flat,
+        name, failure, lookups);
   }
 }

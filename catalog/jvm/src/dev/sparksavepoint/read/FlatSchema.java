@@ -129,6 +129,28 @@ public final class FlatSchema implements Serializable {
     return new StructType(fields.toArray(new StructField[0]));
   }
 
+  /**
+   * The flat columns that show the fields of the {@code key} column, in the key's field order;
+   * null when there is no key struct or one of its fields has no column of its own (a void
+   * field, a {@code groupState} struct).
+   */
+  public List<String> keyColumns() {
+    if (source.getFieldIndex("key").isEmpty()
+        || !(source.apply("key").dataType() instanceof StructType key)) {
+      return null;
+    }
+    int top = (Integer) source.getFieldIndex("key").get();
+    String[] names = new String[key.size()];
+    for (int i = 0; i < paths.size(); i++) {
+      int[] path = paths.get(i);
+      if (path[0] == top && path.length == 2) names[path[1]] = fields.get(i).name();
+    }
+    for (String name : names) {
+      if (name == null) return null;
+    }
+    return List.of(names);
+  }
+
   /** A projection from source rows to flat rows (code-generated, one per reader). */
   public UnsafeProjection projection() {
     List<Expression> exprs = new ArrayList<>();

@@ -1,6 +1,8 @@
 package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
+import dev.sparksavepoint.checkpoint.StoreProviders;
+import dev.sparksavepoint.checkpoint.KeyPartitioner;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
@@ -103,7 +105,7 @@ final class ImagePartition {
     StateStoreProvider probe = null;
     boolean hdfs;
     try {
-      probe = StatePartition.provider(plan.stateLocation(), plan.runId(), plan.targetConf(),
+      probe = StoreProviders.open(plan.stateLocation(), plan.runId(), plan.targetConf(),
           plan.hadoopConf(), spec, p);
       hdfs = probe instanceof HDFSBackedStateStoreProvider;
     } finally {
@@ -215,7 +217,7 @@ final class ImagePartition {
       for (int i = 0; i < multi.length; i++) {
         multi[i] = spec.families() != null && spec.families().isMultiValued(families.get(i));
       }
-      this.provider = StatePartition.provider(plan.sourceState(), plan.runId(),
+      this.provider = StoreProviders.open(plan.sourceState(), plan.runId(),
           plan.sourceConf(), plan.hadoopConf(), spec, p);
       try {
         this.store = provider.getReadStore(plan.version(),

@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.BatchPlan;
 import java.io.Serializable;
@@ -94,12 +95,12 @@ public final class ImagePlan implements BatchPlan, Serializable {
   public static ImagePlan of(SparkSession spark, Checkpoint ckpt, long n, String target,
       List<StoreCopy> copies, String providerClass, boolean targetIds) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
-    HashMap<Long, String[][]> ids = WritePlan.uniqueIds(ckpt, n);
-    StateStoreConf from = WritePlan.storeConf(spark, ckpt.location(), n, ids);
-    SQLConf conf = WritePlan.recordedConf(spark, ckpt.location(), n);
+    HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, n);
+    StateStoreConf from = StoreProviders.storeConf(spark, ckpt.location(), n, ids);
+    SQLConf conf = StoreProviders.recordedConf(spark, ckpt.location(), n);
     conf.setConfString(PROVIDER_CONF, providerClass);
     // one full image per version: a RocksDB commit uploads a .zip, never a changelog
-    conf.setConfString(WritePlan.CHANGELOG_CHECKPOINTING, "false");
+    conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, targetIds ? "2" : "1");
     return new ImagePlan(ckpt.location(), target, n, new ArrayList<>(copies), from,
         StateStoreConf.apply(conf), new SerializableConfiguration(hadoopConf), ids, targetIds,

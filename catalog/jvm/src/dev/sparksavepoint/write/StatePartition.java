@@ -1,7 +1,7 @@
 package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.CheckpointLog;
-import dev.sparksavepoint.checkpoint.ColumnFamilies;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
@@ -11,13 +11,10 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
-import org.apache.spark.sql.execution.streaming.state.StateStoreId;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
-import org.apache.spark.sql.execution.streaming.state.StateStoreProviderId;
 import org.apache.spark.sql.execution.streaming.state.StateStoreIterator;
 import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
 import scala.Option;
@@ -61,7 +58,7 @@ final class StatePartition implements AutoCloseable {
    */
   static StatePartition openDryRun(WritePlan plan, StoreSpec spec, int partition,
       String family) {
-    StateStoreProvider provider = provider(plan.stateLocation(), plan.runId(), plan.storeConf(),
+    StateStoreProvider provider = StoreProviders.open(plan.stateLocation(), plan.runId(), plan.storeConf(),
         plan.hadoopConf(), spec, partition);
     try {
       ReadStateStore reads = provider.getReadStore(CheckpointLog.stateVersion(plan.batchId()),
@@ -93,7 +90,7 @@ final class StatePartition implements AutoCloseable {
   static StatePartition open(String stateLocation, UUID runId, StateStoreConf conf,
       Configuration hadoopConf, StoreSpec spec, int partition, long version, String uniqueId,
       boolean loadEmpty, boolean snapshot) {
-    StateStoreProvider provider = provider(stateLocation, runId, conf, hadoopConf, spec,
+    StateStoreProvider provider = StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec,
         partition);
     try {
       StateStore store = provider.getStore(version, Option.apply(uniqueId), snapshot, loadEmpty);
@@ -103,19 +100,6 @@ final class StatePartition implements AutoCloseable {
       provider.close();
       throw e;
     }
-  }
-
-  /** Spark's provider of one store partition, initialized as the query initializes it. */
-  static StateStoreProvider provider(String stateLocation, UUID runId, StateStoreConf conf,
-      Configuration hadoopConf, StoreSpec spec, int partition) {
-    StateStoreId id = new StateStoreId(stateLocation, spec.operatorId(), partition,
-        spec.storeName());
-    ColumnFamilies families = spec.families();
-    return StateStoreProvider.createAndInit(
-        new StateStoreProviderId(id, runId), spec.keySchema(), spec.valueSchema(),
-        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, conf,
-        hadoopConf, false, families == null ? Option.empty()
-            : families.schemaProvider(stateLocation, hadoopConf));
   }
 
   /**

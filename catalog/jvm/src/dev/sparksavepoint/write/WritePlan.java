@@ -7,6 +7,7 @@ import dev.sparksavepoint.checkpoint.ColumnFamilies;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.checkpoint.StateRef;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.checkpoint.TwsVariable;
@@ -23,17 +24,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadataBase;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
-import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.SerializableConfiguration;
-import scala.Option;
 
 /**
  * A validated write of one state table: the last committed batch N the write starts from, the
@@ -42,18 +37,6 @@ import scala.Option;
  * checkpointing on). Built on the driver by {@link #prepare}; shipped to the tasks.
  */
 public final class WritePlan implements BatchPlan, Serializable {
-  /**
-   * Always on for a write, whatever the query uses (Spark does not record it in the offset log).
-   * A RocksDB version is then committed as {@code <version>.changelog} only, never as a
-   * {@code <version>.zip} snapshot. This matters when a write is killed before commits/N+1: its
-   * version N+2 files stay behind, and the restarted query commits its own version N+2. A
-   * leftover changelog is overwritten by the query's changelog or outranked by its snapshot; a
-   * leftover snapshot would outrank the query's changelog, and every later load of version N+2
-   * would resurrect the killed edit (tests/test_write_crash.py).
-   */
-  static final String CHANGELOG_CHECKPOINTING =
-      "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
-
   /**
    * A session setting: when true, a write is a dry run. It reads the state and reports what it
    * would add, change and remove ({@code commit.DryRunReport}), and claims, writes and commits
@@ -160,9 +143,9 @@ public final class WritePlan implements BatchPlan, Serializable {
               + " column families, which cannot be written yet)."
           : "its store is not listed in the operator metadata of batch " + last + ".");
     }
-    HashMap<Long, String[][]> ids = uniqueIds(ckpt, last);
+    HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, last);
     WritePlan plan = new WritePlan(ckpt.location(), op.uid(), origin.state(), last, edited,
-        stores, storeConf(spark, ckpt.location(), last, ids), hadoopConf, ids);
+        stores, StoreProviders.storeConf(spark, ckpt.location(), last, ids), hadoopConf, ids);
     plan.joinCounts = counts;
     if (edited.families() != null) {
       plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
@@ -218,15 +201,15 @@ public final class WritePlan implements BatchPlan, Serializable {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     HashMap<Long, String[][]> ids = formatV2 ? new HashMap<>() : null; // version 0 has no id
     return new WritePlan(target, "*", "*", -1, null, allStores(template, n, hadoopConf),
-        storeConf(spark, template.location(), n, ids), hadoopConf, ids);
+        StoreProviders.storeConf(spark, template.location(), n, ids), hadoopConf, ids);
   }
 
   /** The plan that commits batch {@code n}'s state of every store again, as batch n+1. */
   public static WritePlan carryOver(SparkSession spark, Checkpoint ckpt, long n) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
-    HashMap<Long, String[][]> ids = uniqueIds(ckpt, n);
+    HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, n);
     return new WritePlan(ckpt.location(), "*", "*", n, null, allStores(ckpt, n, hadoopConf),
-        storeConf(spark, ckpt.location(), n, ids), hadoopConf, ids);
+        StoreProviders.storeConf(spark, ckpt.location(), n, ids), hadoopConf, ids);
   }
 
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
@@ -266,46 +249,6 @@ public final class WritePlan implements BatchPlan, Serializable {
     StructType dummy = new StructType().add("__dummy__", org.apache.spark.sql.types.NullType$.MODULE$);
     return new StoreSpec(op.id(), store, op.numPartitions(), families.groupingKeySchema(), dummy,
         index, families);
-  }
-
-  /**
-   * The session's SQL conf overlaid with the confs recorded in offsets/{batchId}, with RocksDB
-   * changelog checkpointing on (see {@link #CHANGELOG_CHECKPOINTING}) and the checkpoint format
-   * of the batch (2 when it records state checkpoint ids {@code uniqueIds}).
-   */
-  static StateStoreConf storeConf(SparkSession spark, String path, long batchId,
-      Map<Long, String[][]> uniqueIds) {
-    SQLConf conf = recordedConf(spark, path, batchId);
-    conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
-    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
-    return StateStoreConf.apply(conf);
-  }
-
-  /** A clone of the session's SQL conf overlaid with the confs recorded in offsets/{batchId}. */
-  static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
-    SQLConf conf = spark.sessionState().conf().clone();
-    OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
-        OffsetSeqLog.$lessinit$greater$default$3());
-    Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
-    if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
-    return conf;
-  }
-
-  /**
-   * The state checkpoint ids recorded in commits/{batchId} (checkpoint format v2), or null.
-   *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when the entry or its
-   *     ids cannot be parsed
-   */
-  static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
-    try {
-      Map<Long, String[][]> ids =
-          CheckpointLog.stateUniqueIds(ckpt.commitLog().metadata(batchId));
-      return ids == null ? null : new HashMap<>(ids);
-    } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.COMMITS + "/" + batchId,
-          "batch " + batchId, e, "Restore the file from a copy of the checkpoint.");
-    }
   }
 
   @Override
@@ -402,11 +345,6 @@ public final class WritePlan implements BatchPlan, Serializable {
 
   /** The v2 checkpoint id of version N+1 of a store partition, or null. */
   public String uniqueId(StoreSpec spec, int partition) {
-    if (uniqueIds == null) return null;
-    String[][] ids = uniqueIds.get(spec.operatorId());
-    if (ids == null || partition >= ids.length || spec.storeIndex() >= ids[partition].length) {
-      return null;
-    }
-    return ids[partition][spec.storeIndex()];
+    return StoreProviders.uniqueId(uniqueIds, spec, partition);
   }
 }

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.checkpoint;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +9,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * The state partition of a stored key under another partition count, computed with Spark's own
@@ -19,7 +20,7 @@ import org.apache.spark.sql.types.StructType;
  * transformWithState's composite keys (map entries, timers). Hashing a struct hashes its fields
  * in order, so {@code key} hashes like the grouping columns themselves.
  */
-final class KeyPartitioner {
+public final class KeyPartitioner {
   private final UnsafeProjection partition;
 
   private KeyPartitioner(UnsafeProjection partition) {
@@ -33,21 +34,23 @@ final class KeyPartitioner {
    * @throws IllegalArgumentException when the grouping key cannot be told (see
    *     {@link #groupingKey})
    */
-  static KeyPartitioner of(String storeName, String family, StructType keySchema, int n) {
+  public static KeyPartitioner of(String storeName, String family, StructType keySchema, int n) {
     List<Expression> key = groupingKey(storeName, family, keySchema);
     if (key == null) {
       throw new IllegalArgumentException("cannot tell the grouping key of " + family + " keys "
           + keySchema.simpleString());
     }
-    Expression id = new HashPartitioning(RowEncoder.seq(key), n).partitionIdExpression();
-    return new KeyPartitioner(RowEncoder.project(List.of(id)));
+    Expression id = new HashPartitioning(CollectionConverters.asScala(key).toList(), n)
+        .partitionIdExpression();
+    return new KeyPartitioner(
+        UnsafeProjection.create(CollectionConverters.asScala(List.of(id)).toList()));
   }
 
   /**
    * The expressions that pick the grouping key out of a stored key, or null when the layout is
    * not known (an internal column family without a {@code key} or {@code groupingKey} field).
    */
-  static List<Expression> groupingKey(String storeName, String family, StructType keySchema) {
+  public static List<Expression> groupingKey(String storeName, String family, StructType keySchema) {
     StructField[] fields = keySchema.fields();
     for (String name : List.of("key", "groupingKey")) {
       if (keySchema.getFieldIndex(name).isDefined()
@@ -66,7 +69,7 @@ final class KeyPartitioner {
   }
 
   /** The partition of a stored key. */
-  int partition(UnsafeRow key) {
+  public int partition(UnsafeRow key) {
     return partition.apply(key).getInt(0);
   }
 }

@@ -1,0 +1,62 @@
+package dev.sparksavepoint.read;
+
+import dev.sparksavepoint.checkpoint.TableOrigin;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.expressions.filter.Predicate;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+
+/**
+ * The scan of a state table: a filter that pins every key column to literals becomes a key
+ * lookup ({@link KeyLookupScan}: only the partitions of those keys are loaded, and only those
+ * keys read); any other read is Spark's {@code statestore} scan, flattened ({@link FlatScan}).
+ * Spark evaluates every predicate again on the rows either returns: a lookup only prunes.
+ */
+public final class StateScanBuilder implements ScanBuilder, SupportsPushDownV2Filters {
+  private final Supplier<ScanBuilder> source;
+  private final FlatSchema flat;
+  private final String name;
+  private final FlatScan.ReadFailure failure;
+  /** Where the table comes from; null when its reads are always scans. */
+  private final TableOrigin origin;
+  private KeyPredicates.Pinned pinned;
+
+  /**
+   * A scan builder over {@code source} (built only when the table is scanned) for a table from
+   * {@code origin}; null {@code origin}: every read scans (a row-level command's read, which
+   * must see every row).
+   */
+  public StateScanBuilder(Supplier<ScanBuilder> source, FlatSchema flat, String name,
+      FlatScan.ReadFailure failure, TableOrigin origin) {
+    this.source = source;
+    this.flat = flat;
+    this.name = name;
+    this.failure = failure;
+    this.origin = origin;
+  }
+
+  @Override
+  public Predicate[] pushPredicates(Predicate[] predicates) {
+    List<String> keyColumns = origin == null ? null : flat.keyColumns();
+    if (keyColumns != null) pinned = KeyPredicates.pin(predicates, keyColumns, flat.schema());
+    return predicates;
+  }
+
+  @Override
+  public Predicate[] pushedPredicates() {
+    return pinned == null ? new Predicate[0] : pinned.used();
+  }
+
+  @Override
+  public Scan build() {
+    if (pinned != null) {
+      KeyLookupScan.Target target =
+          KeyLookupScan.Target.of(SparkSession.active(), origin, flat.source());
+      if (target != null) return new KeyLookupScan(target, flat, name, failure, pinned.keys());
+    }
+    return new FlatScan(source.get().build(), flat, name, failure);
+  }
+}

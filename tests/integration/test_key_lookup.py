@@ -1,0 +1,105 @@
+"""A filter that pins every key column becomes a key lookup (one partition loaded, the keys read
+with ``get``), and returns exactly what a scan returns; any other filter scans."""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from spark_savepoint import attach
+from tests.support.streaming_queries import CASES, UIDS
+
+KEY_COLUMN = {"agg": "user", "dedup": "event_id", "pandas_state": "user"}
+LOOKUP_CASES = [(k, p) for k, p in CASES if k in KEY_COLUMN]
+
+
+def is_lookup(df: DataFrame) -> bool:
+    return "key lookup" in df._jdf.queryExecution().executedPlan().toString()
+
+
+def rows(df: DataFrame) -> list:
+    return sorted(df.collect(), key=repr)
+
+
+@pytest.mark.parametrize(
+    ("kind", "provider"), LOOKUP_CASES, ids=[f"{k}-{p}" for k, p in LOOKUP_CASES]
+)
+def test_every_key_looks_up_as_a_scan_finds_it(spark, checkpoints, kind, provider) -> None:
+    attach(spark, str(checkpoints[(kind, provider)].checkpoint), "lk")
+    table, key = f"lk.{UIDS[kind]}.default", KEY_COLUMN[kind]
+    stored = spark.table(table).collect()
+    assert len(stored) >= 3
+
+    for row in stored:
+        lookup = spark.table(table).where(F.col(key) == row[key])
+        assert is_lookup(lookup)
+        assert lookup.collect() == [row]
+
+    missing = "nobody" if key == "user" else 999
+    assert spark.table(table).where(F.col(key) == missing).collect() == []
+    every = spark.table(table).where(F.col(key).isin([r[key] for r in stored] + [missing]))
+    assert is_lookup(every)
+    assert rows(every) == sorted(stored, key=repr)
+
+
+def test_lookup_in_sql_with_other_predicates(spark, checkpoints) -> None:
+    attach(spark, str(checkpoints[("agg", "rocksdb")].checkpoint), "lk")
+    alice = spark.sql("SELECT * FROM lk.agg_0.default WHERE user = 'alice'").collect()
+    assert [(r.user, r["count"]) for r in alice] == [("alice", 2)]
+
+    cases = {
+        "'alice' = user": alice,
+        "user <=> 'alice'": alice,
+        "user = 'alice' AND count > 100": [],
+        "user IN ('alice', 'bob') AND user = 'bob'": spark.sql(
+            "SELECT * FROM lk.agg_0.default WHERE user = 'bob'"
+        ).collect(),
+    }
+    for where, expected in cases.items():
+        df = spark.sql(f"SELECT * FROM lk.agg_0.default WHERE {where}")
+        assert is_lookup(df), where
+        assert df.collect() == expected, where
+
+
+def test_other_filters_scan_and_agree(spark, checkpoints) -> None:
+    attach(spark, str(checkpoints[("agg", "hdfs")].checkpoint), "lk")
+    everything = spark.table("lk.agg_0.default").collect()
+    for where, keep in {
+        "user > 'b'": lambda r: r.user > "b",
+        "user = 'alice' OR count = 1": lambda r: r.user == "alice" or r["count"] == 1,
+        "user <=> NULL": lambda r: r.user is None,
+        "upper(user) = 'ALICE'": lambda r: r.user == "alice",
+    }.items():
+        df = spark.sql(f"SELECT * FROM lk.agg_0.default WHERE {where}")
+        assert not is_lookup(df), where
+        assert rows(df) == sorted(filter(keep, everything), key=repr), where
+
+
+def test_a_partial_key_scans(spark, checkpoints) -> None:
+    """A window aggregation's key is (window, user): a filter on user alone pins no key."""
+    attach(spark, str(checkpoints[("window_agg", "rocksdb")].checkpoint), "lk")
+    df = spark.sql("SELECT * FROM lk.agg_0.default WHERE user = 'alice'")
+    assert not is_lookup(df)
+    expected = [r for r in spark.table("lk.agg_0.default").collect() if r.user == "alice"]
+    assert expected and rows(df) == sorted(expected, key=repr)
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_lookup_as_of_an_earlier_batch(spark, checkpoints, provider) -> None:
+    attach(spark, str(checkpoints[("agg", provider)].checkpoint), "lk")
+    for batch, count in ((0, 1), (1, 2)):  # bob's second event came in batch 1
+        df = spark.sql(f"SELECT * FROM lk.agg_0.default VERSION AS OF {batch} WHERE user = 'bob'")
+        assert is_lookup(df)
+        assert [r["count"] for r in df.collect()] == [count]
+
+
+def test_delete_by_key_keeps_every_other_key(spark, private_copy) -> None:
+    """DELETE reads every row even when its condition pins a key: the write replaces the
+    table with what the read returns."""
+    private_copy("agg", "rocksdb", catalog="lk")
+    before = spark.table("lk.agg_0.default").collect()
+    spark.sql("DELETE FROM lk.agg_0.default WHERE user = 'alice'")
+    after = spark.table("lk.agg_0.default").collect()
+    assert sorted(after, key=repr) == sorted((r for r in before if r.user != "alice"), key=repr)
+    assert len(after) == len(before) - 1
