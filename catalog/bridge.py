@@ -222,7 +222,7 @@ def _edit_values(report: Any) -> dict[str, Any] | None:
         "table": str(report.table()),
         "batch_id": batch if batch >= 0 else None,
         "written": int(report.written()),
-        "removed": int(report.removed()),
+        "removed": None if int(report.removed()) < 0 else int(report.removed()),
         "summary": str(report.describe()),
         "warning": None if report.warning() is None else str(report.warning()),
     }
@@ -309,7 +309,7 @@ def _dry_run_values(report: Any) -> dict[str, Any]:
         "batch_id": int(report.batchId()),
         "added": int(report.added()),
         "changed": int(report.changed()),
-        "removed": int(report.removed()),
+        "removed": None if int(report.removed()) < 0 else int(report.removed()),
         "samples": [str(s) for s in report.samples()],
         "summary": str(report.describe()),
     }

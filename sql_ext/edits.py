@@ -22,14 +22,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class EditReport:
-    """One edit: the batch it committed (None when it changed nothing), its entry counts, and
-    what to know of its effect (``warning``, e.g. of a watermark set back), else None."""
+    """One edit: the batch it committed (None when it changed nothing), its entry counts
+    (``removed`` is None for an INSERT OVERWRITE that wrote the new state whole), and what to
+    know of its effect (``warning``, e.g. of a watermark set back), else None."""
 
     checkpoint: str
     table: str
     batch_id: int | None
     written: int
-    removed: int
+    removed: int | None
     summary: str
     warning: str | None = None
 

@@ -143,3 +143,13 @@ WATERMARK_EDIT = Edit(
     ],
 )
 """The watermark edit of the ``window_agg`` goldens (one committed batch)."""
+
+OVERWRITE_EDIT = Edit(
+    (
+        "INSERT OVERWRITE {ns}.default SELECT * FROM {ns}.default WHERE user != 'alice'"
+        " UNION ALL SELECT 'dave', 10L, 100L, 0",
+    ),
+    _COUNTS_AFTER_EDIT,
+)
+"""The ``agg`` edit as one INSERT OVERWRITE (full images, one committed batch): the same state,
+so the same restart output."""

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint import attach, restore_savepoint, take_savepoint
-from tests.compat.edits import EDITS, WATERMARK_EDIT, Edit
+from tests.compat.edits import EDITS, OVERWRITE_EDIT, WATERMARK_EDIT, Edit
 from tests.compat.golden import Golden, goldens
 from tests.compat.matrix import cell
 from tests.compat.venvs import python_for
@@ -36,6 +36,8 @@ RESTORED = [g for g in goldens() if g.kind == "agg"]
 """Goldens also restored from a savepoint (8 partitions, other provider where allowed)."""
 WATERMARKED = [g for g in goldens() if g.kind == "window_agg"]
 """Goldens whose watermark is also set forward (``WATERMARK_EDIT``)."""
+OVERWRITTEN = [g for g in goldens() if g.kind == "agg"]
+"""Goldens also edited by one INSERT OVERWRITE (``OVERWRITE_EDIT``: full images)."""
 RESTORED_PARTITIONS = 8
 OTHER_PROVIDER = {"hdfs": "rocksdb", "rocksdb": "hdfs"}
 CATALOG = "edited"
@@ -84,6 +86,10 @@ def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
     prepared += [
         (g, f"{g.id}-watermark", lambda g=g: g.copy(root / f"{g.case}-watermark"), WATERMARK_EDIT)
         for g in WATERMARKED
+    ]
+    prepared += [
+        (g, f"{g.id}-overwrite", lambda g=g: g.copy(root / f"{g.case}-overwrite"), OVERWRITE_EDIT)
+        for g in OVERWRITTEN
     ]
     spark.conf.set("spark.savepoint.write.force", "true")
     try:
@@ -165,13 +171,9 @@ def test_restore_is_resumed_by_the_version_that_wrote_the_checkpoint(
 ) -> None:
     """Restored state is written by this project's Spark; the writing version must load it."""
     run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
-    case_id = f"{golden.id}-restored"
-    assert case_id not in run.edit_errors, run.edit_errors.get(case_id)
-    partitions = run.checkpoints[case_id] / "state" / "0"
+    _assert_resumed(run, f"{golden.id}-restored", EDITS[golden.kind])
+    partitions = run.checkpoints[f"{golden.id}-restored"] / "state" / "0"
     assert len([p for p in partitions.iterdir() if p.name.isdigit()]) == RESTORED_PARTITIONS
-    result = run.restarts[case_id]
-    assert "error" not in result, result.get("error")
-    assert result["emitted"] == EDITS[golden.kind].restart
 
 
 @pytest.mark.parametrize("golden", WATERMARKED, ids=[g.id for g in WATERMARKED])
@@ -181,8 +183,22 @@ def test_watermark_edit_is_resumed_by_the_version_that_wrote_the_checkpoint(
     """The offsets and commit entries of a watermark edit are loaded by the writing version,
     which then drops late input and evicts state by the new watermark."""
     run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
-    case_id = f"{golden.id}-watermark"
+    _assert_resumed(run, f"{golden.id}-watermark", WATERMARK_EDIT)
+
+
+@pytest.mark.parametrize("golden", OVERWRITTEN, ids=[g.id for g in OVERWRITTEN])
+def test_overwrite_is_resumed_by_the_version_that_wrote_the_checkpoint(
+    spark, version_runs, tmp_path_factory, golden: Golden
+) -> None:
+    """The images an INSERT OVERWRITE writes with this project's Spark (a RocksDB ``.zip``
+    and its SST files, an HDFS-backed ``.snapshot``) are loaded by the writing version."""
+    run = _run_for(spark, version_runs, tmp_path_factory, golden.version)
+    _assert_resumed(run, f"{golden.id}-overwrite", OVERWRITE_EDIT)
+
+
+def _assert_resumed(run: VersionRun, case_id: str, edit: Edit) -> None:
+    """Case ``case_id`` was edited, and its restart emitted what ``edit`` leads to."""
     assert case_id not in run.edit_errors, run.edit_errors.get(case_id)
     result = run.restarts[case_id]
     assert "error" not in result, result.get("error")
-    assert result["emitted"] == WATERMARK_EDIT.restart
+    assert result["emitted"] == edit.restart

@@ -237,6 +237,12 @@ CASES = [
     Case("duplicate_key_union", A,
          "INSERT INTO {c}.agg_0.default SELECT * FROM {c}.agg_0.default UNION ALL "
          "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_DUPLICATE_KEY", r"more than once"),
+    Case("duplicate_key_apart", A,
+         "INSERT INTO {c}.agg_0.default VALUES ('x', 1L, 1L), ('y', 1L, 1L), ('x', 2L, 2L)",
+         "SAVEPOINT_DUPLICATE_KEY", r"user=x more than once"),
+    Case("duplicate_timer_apart", T,
+         "INSERT INTO {c}.tws_0.timers VALUES ('x', 1000L), ('x', 2000L), ('y', 1000L),"
+         " ('x', 1000L)", "SAVEPOINT_DUPLICATE_KEY", r"tws_0\.timers.*x"),
     Case("duplicate_key_dedup", D, "INSERT INTO {c}.dedup_0.default VALUES (9L), (9L)",
          "SAVEPOINT_DUPLICATE_KEY", r"dedup_0\.default.*event_id=9"),
     Case("duplicate_key_tws", T, "INSERT INTO {c}.tws_0.count VALUES ('x', 1L), ('x', 2L)",

@@ -1,4 +1,6 @@
-"""A statement that changes no entry commits no batch; every edit says what it changed."""
+"""A statement that changes no entry commits no batch; every edit says what it changed. (An
+INSERT OVERWRITE writes the state whole and always commits: tests/integration/
+test_overwrite_images.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ NO_CHANGE = {
     "delete-matching-nothing": f"DELETE FROM {TABLE} WHERE user = 'nobody'",
     "insert-of-no-rows": f"INSERT INTO {TABLE} SELECT * FROM {TABLE} WHERE false",
     "insert-of-the-same-values": f"INSERT INTO {TABLE} SELECT * FROM {TABLE}",
-    "overwrite-with-the-same-state": f"INSERT OVERWRITE {TABLE} SELECT * FROM {TABLE}",
 }
 
 

@@ -11,6 +11,8 @@ statement:
 * ``upsert``: ``<keys>`` new users (``k0``, ``k1``, ...) plus ``alice`` with count 100 and sum
   1000, so that a leaked edit shows in the restarted query's output;
 * ``duplicate``: the same with one key given twice, which fails in the tasks and rolls back;
+* ``overwrite``: the same state as ``upsert`` leaves, written whole by INSERT OVERWRITE (full
+  images in a staging folder, moved into place around the commit);
 * ``restore``: restores the checkpoint (a savepoint) into ``<target>`` onto 8 partitions;
 * ``transaction``: the upsert as the one statement of an edit transaction (``edit``): the
   halt comes in the transaction's commit;
@@ -40,8 +42,11 @@ def statement(kind: str, keys: int) -> str:
     """The upsert: ``keys`` new users and alice's counters set to 100 and 1000; ``duplicate``
     gives user ``k0`` twice."""
     extra = " UNION ALL SELECT 'k0', 1L, 1L" if kind == "duplicate" else ""
+    if kind == "overwrite":
+        extra = f" UNION ALL SELECT user, count, sum FROM {TABLE} WHERE user != 'alice'"
+    verb = "INSERT OVERWRITE" if kind == "overwrite" else "INSERT INTO"
     return (
-        f"INSERT INTO {TABLE} SELECT concat('k', id), id, id FROM range({keys})"
+        f"{verb} {TABLE} SELECT concat('k', id), id, id FROM range({keys})"
         f" UNION ALL SELECT 'alice', 100L, 1000L{extra}"
     )
 

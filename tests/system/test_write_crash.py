@@ -16,7 +16,11 @@ the last committed batch and b = N+1, the points, in the order the write reaches
   state files it created but not yet released its claim (offsets/b, the claim file).
 
 Two cases run the upsert as an edit transaction (``edit``), whose commit goes through the same
-points after its statements were staged.
+points after its statements were staged. Two write the same state as an INSERT OVERWRITE, whose
+tasks write full images into a staging folder; a last point is its own:
+
+* ``images-committed``: commits/b is written, the images are still staged (format v1 moves them
+  after the commit): nothing may read a half edit; ``recover`` or the next write completes it.
 
 After the halt: (a) the catalog reads batch N without the edit, or batch b with all of it; (b)
 the real query restarts with new input and continues from that state; (c) on a copy taken
@@ -33,8 +37,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pyspark.errors import StreamingQueryException
 
-from spark_savepoint import attach, edit, restore_savepoint, savepoint_errors, take_savepoint
+from spark_savepoint import (
+    attach,
+    edit,
+    recover,
+    restore_savepoint,
+    savepoint_errors,
+    take_savepoint,
+)
 from spark_savepoint.catalog.errors import TargetNotEmpty
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch, snapshot
@@ -56,7 +68,11 @@ CASES = [
     ("rocksdb", "rolled-back-state", "duplicate"),
     ("hdfs", "state-committed", "transaction"),
     ("rocksdb", "state", "transaction"),
+    ("hdfs", "state", "overwrite"),
+    ("rocksdb", "state-committed", "overwrite"),
 ]
+IMAGE_PROVIDERS = ["hdfs", "rocksdb"]
+"""Providers of the overwrite halted between its commit and the moves of its images."""
 STATE_BEFORE = [("alice", 2, 17), ("bob", 2, 10), ("carol", 1, 3)]
 """The query's state after its two default batches (user, count, sum)."""
 RESTARTED = [{"user": "alice", "cnt": 4, "total": 25}, {"user": "dave", "cnt": 1, "total": 8}]
@@ -127,7 +143,7 @@ def writers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], W
     background, so that its start-up overlaps the current case's restarts."""
     workdir = tmp_path_factory.mktemp("writers")
     spare: list[Writer] = []
-    remaining = [len(CASES) + 2]  # and the halted restore and rewind
+    remaining = [len(CASES) + 2 + len(IMAGE_PROVIDERS)]  # and the restore, rewind, images
 
     def take() -> Writer:
         writer = spare.pop() if spare else Writer.start(workdir)
@@ -177,9 +193,11 @@ def test_halted_write_leaves_a_restartable_checkpoint(
         assert rows(spark) == STATE_RESTARTED
 
     # (c) a write straight after the halt; the restarted query continues from it. After a
-    # halted transaction, the next transaction also removes the staging folder it left.
+    # halted transaction or overwrite, the next transaction also removes the staging folder
+    # it left.
     attach(spark, str(retry_first.checkpoint), CATALOG)
-    assert bool(staging_folders(retry_first.checkpoint)) == (statement == "transaction")
+    staged = statement in ("transaction", "overwrite")
+    assert bool(staging_folders(retry_first.checkpoint)) == staged
     with edit(spark) as tx:
         tx.sql(DAVE)
     assert not staging_folders(retry_first.checkpoint)
@@ -188,6 +206,48 @@ def test_halted_write_leaves_a_restartable_checkpoint(
     retry_first.add_input(restart_rows("agg"))
     alice = RESTARTED_EDITED[0] if whole else RESTARTED[0]
     assert retry_first.run(spark) == [alice, {"user": "dave", "cnt": 11, "total": 108}]
+
+
+@pytest.mark.parametrize("provider", IMAGE_PROVIDERS)
+def test_overwrite_halted_after_its_commit_is_completed_never_read_half(
+    spark, writers, tmp_path: Path, provider: str
+) -> None:
+    writer = writers()
+    query = build(spark, "agg", provider, tmp_path / "query")
+    n = last_batch(query.checkpoint)
+    try:
+        writer.halt_at(query.checkpoint, "images-committed", "overwrite")
+    finally:
+        writer.stop()
+    assert last_batch(query.checkpoint) == n + 1
+    assert [p.name for f in staging_folders(query.checkpoint) for p in f.iterdir()] != []
+    retry_first = query.copy(tmp_path / "retry-first")
+
+    # batch n+1 is committed, its images are staged: reading it fails, naming the way out
+    attach(spark, str(query.checkpoint), CATALOG)
+    with pytest.raises(Exception, match="spark-savepoint recover"):
+        spark.table(TABLE).collect()
+    query.add_input(restart_rows("agg"))
+    with pytest.raises(StreamingQueryException):  # nor can Spark's query load version n+2
+        query.run(spark)
+
+    # recover moves the images into place: the whole edit, and the query continues from it
+    assert "moved the staged images of committed batch" in recover(spark, str(query.checkpoint))
+    assert not staging_folders(query.checkpoint)
+    assert rows(spark) == [("alice", 100, 1000), *STATE_BEFORE[1:]]
+    assert spark.table(TABLE).count() == 3 + KEYS
+    assert query.run(spark) == RESTARTED_EDITED
+
+    # (c) the next write completes it first, then applies its own edit
+    attach(spark, str(retry_first.checkpoint), CATALOG)
+    spark.sql(DAVE)
+    assert not staging_folders(retry_first.checkpoint)
+    assert rows(spark) == [("alice", 100, 1000), *STATE_BEFORE[1:], ("dave", 10, 100)]
+    retry_first.add_input(restart_rows("agg"))
+    assert retry_first.run(spark) == [
+        RESTARTED_EDITED[0],
+        {"user": "dave", "cnt": 11, "total": 108},
+    ]
 
 
 def test_write_removes_snapshots_of_uncommitted_versions(

@@ -2,13 +2,18 @@ package dev.sparksavepoint.actions;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
+import java.io.IOException;
+import java.util.List;
 import dev.sparksavepoint.write.EmptyBatch;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
  * {@code spark-savepoint recover}: completes the batch an interrupted edit left planned but
- * uncommitted, without the edit, as the restarted query would ({@link EmptyBatch}).
+ * uncommitted, without the edit, as the restarted query would ({@link EmptyBatch}); or moves
+ * the images of an INSERT OVERWRITE killed after its commit into place
+ * ({@code commit.StagedImages}).
  */
 public final class RecoverEdit {
   private RecoverEdit() {}
@@ -23,6 +28,17 @@ public final class RecoverEdit {
    */
   public static String run(SparkSession spark, String path, boolean force) {
     Checkpoint ckpt = Checkpoint.open(path, spark.sessionState().newHadoopConf());
+    List<String> staged;
+    try {
+      staged = StagingFolders.removeAbandoned(ckpt.fileSystem(), ckpt.root());
+    } catch (IOException e) {
+      throw Errors.writeFailed(path, "complete or remove abandoned staging folders", e);
+    }
+    String moved = staged.stream().filter(line -> line.startsWith("moved")).findFirst()
+        .orElse(null);
+    if (moved != null) {
+      return "savepoint: " + moved + " in '" + path + "': the edit is whole";
+    }
     long last = ckpt.lastCommitted();
     long batch = CheckpointLog.nextBatch(last);
     if (EmptyBatch.completeInterruptedEdit(spark, ckpt, force)) {

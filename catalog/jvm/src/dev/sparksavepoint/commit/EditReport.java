@@ -47,6 +47,19 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
     return record(report);
   }
 
+  /**
+   * Reports (logs and keeps) a replace that wrote full images of {@code table}: the entries of
+   * the new state; how many of the old ones are gone is not counted ({@code removed} -1).
+   */
+  public static EditReport replaced(BatchPlan plan, String table, List<PartitionCommit> commits) {
+    long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
+    return record(new EditReport(plan.checkpoint(), table,
+        CheckpointLog.nextBatch(plan.batchId()), written, REPLACED));
+  }
+
+  /** {@code removed} of a replace that wrote full images: the whole old state was replaced. */
+  public static final long REPLACED = -1;
+
   /** Reports (logs and keeps) {@code report}: an edit that is not of state entries. */
   public static EditReport record(EditReport report) {
     last = report;
@@ -61,8 +74,10 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
       return "savepoint: " + table + ": no entry changed, no batch committed in '" + checkpoint
           + "'";
     }
-    return "savepoint: " + table + ": " + written + (written == 1 ? " entry" : " entries")
-        + " written, " + removed + " removed: committed as batch " + batchId + " of '"
+    String entries = written + (written == 1 ? " entry" : " entries");
+    String what = removed == REPLACED ? "state replaced by " + entries
+        : entries + " written, " + removed + " removed";
+    return "savepoint: " + table + ": " + what + ": committed as batch " + batchId + " of '"
         + checkpoint + "'";
   }
 }

@@ -14,7 +14,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The staging folders of edit transactions, {@code <checkpoint>/_savepoint-tx-<id>}: each
+ * The staging folders of edit transactions and full-image overwrites ({@link StagedImages}),
+ * {@code <checkpoint>/_savepoint-tx-<id>}: each
  * records its writer process ({@value #OWNER}) when it is made, so that a later transaction can
  * remove the folder a killed driver left behind ({@link #removeAbandoned}: only when it can
  * prove that writer gone, as for claims). Spark never reads these folders.
@@ -37,8 +38,9 @@ public final class StagingFolders {
   }
 
   /**
-   * Removes the staging folders under checkpoint {@code root} whose writer is provably gone;
-   * returns their paths.
+   * Removes the staging folders under checkpoint {@code root} whose writer is provably gone,
+   * after completing the committed edit of one that staged full images ({@link StagedImages});
+   * returns what it did, a line per folder.
    */
   public static List<String> removeAbandoned(FileSystem fs, Path root) throws IOException {
     List<String> removed = new ArrayList<>();
@@ -51,8 +53,10 @@ public final class StagingFolders {
       } catch (FileNotFoundException e) {
         continue; // being made, or removed meanwhile
       }
-      if (WriterProcess.readFrom(owner).isGone() && fs.delete(folder, true)) {
-        removed.add(folder.toString());
+      if (WriterProcess.readFrom(owner).isGone()) {
+        long batch = StagedImages.complete(fs, root, folder);
+        removed.add(batch >= 0 ? "moved the staged images of committed batch " + batch
+            + " into place" : "removed the abandoned staging folder " + folder.getName());
       }
     }
     return removed;

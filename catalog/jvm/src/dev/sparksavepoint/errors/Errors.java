@@ -257,7 +257,9 @@ public final class Errors {
             + " loaded: state/" + operatorId + "/" + partition + "/ (version " + version
             + " and the files it builds on: " + version + ".delta, .changelog, .zip, .snapshot)"
             + " is damaged or incomplete (" + rootLine(cause) + "). Read an older batch with"
-            + " VERSION AS OF, or restore the state folder from a copy of the checkpoint.");
+            + " VERSION AS OF, or restore the state folder from a copy of the checkpoint; after"
+            + " an INSERT OVERWRITE killed while moving its files into place, run"
+            + " spark-savepoint recover " + path + " to complete it.");
   }
 
   /** The first line of the innermost cause that has a message (it usually names the file). */

@@ -27,7 +27,7 @@ import org.apache.spark.util.SerializableConfiguration;
  */
 public final class ImagePlan implements BatchPlan, Serializable {
   /** The provider conf: which {@code StateStoreProvider} class a store uses. */
-  public static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
+  public static final String PROVIDER_CONF = WritePlan.PROVIDER_CONF;
 
   /**
    * One store to copy: as the source has it ({@code from}; null for a store that starts

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.spark.util.sketch.BloomFilter;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -14,11 +15,13 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 
 /**
  * The task side of a write: the rows of one state partition (Spark has shuffled them by key
- * exactly like the streaming query) are checked (no NULL key, right partition, no key twice)
- * and applied to version N+1 of the edited store by the state kind's {@link StateEdits}; a
+ * exactly like the streaming query, and sorted them by entry key) are checked (no NULL key,
+ * right partition, no key twice: a repeated key arrives right after its first row) and applied to version N+1 of the edited store by the state kind's {@link StateEdits}; a
  * replace also removes what it was not given. {@link #commit} commits version N+2; on any
  * failure nothing of this partition is committed. In a dry run the partition is read-only and
- * {@link #commit} reports what it would have changed.
+ * {@link #commit} reports what it would have changed. A full-image replace
+ * ({@link WritePlan#images}) puts every row into an empty store instead, committed as one image
+ * of the partition: nothing is read, nothing compared, nothing removed.
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -26,7 +29,15 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private final boolean replace;
   private final RowEncoder.Bound encoder;
   private final StateEdits edits;
-  private final Set<UnsafeRow> seen = new HashSet<>();
+  /** The keys given, which a replace keeps (it removes every other); null for an upsert. */
+  private final Set<UnsafeRow> given;
+  /** The unique key of the row before, to find a key given twice (rows sorted by it). */
+  private UnsafeRow previous;
+  /**
+   * For a full image (rows unsorted): the keys put so far, approximately. A key it may hold is
+   * looked up in the image's store, which holds only what this task put.
+   */
+  private final BloomFilter imageKeys;
   private final StatePartition store;
   /** A join side's {@code keyToNumValues} partition, kept consistent with {@link #store}. */
   private final StatePartition counts;
@@ -35,9 +46,13 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.plan = plan;
     this.partition = partition;
     this.replace = replace;
+    this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
-    this.edits = StateEdits.of(plan);
-    this.store = open(plan, plan.edited(), partition, plan.editedFamily());
+    this.edits = plan.images() == null ? StateEdits.of(plan) : null;
+    this.imageKeys = plan.images() == null ? null
+        : BloomFilter.create(IMAGE_KEYS_EXPECTED, IMAGE_KEYS_FALSE_POSITIVES);
+    this.store = plan.images() != null ? StatePartition.openImage(plan, plan.edited(), partition)
+        : open(plan, plan.edited(), partition, plan.editedFamily());
     if (plan.joinCounts() == null) {
       this.counts = null;
     } else {
@@ -53,6 +68,14 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       edits.attach(second);
     }
   }
+
+  /**
+   * The Bloom filter of a full image's keys: 8 MB, 3% false positives (each costs one look-up
+   * in the store) up to 10M keys per partition; more keys only cost more look-ups.
+   */
+  private static final long IMAGE_KEYS_EXPECTED = 1_000_000;
+
+  private static final double IMAGE_KEYS_FALSE_POSITIVES = 0.03;
 
   /** A family name no store has: a dry run counts the changes of the edited store only. */
   private static final String COUNTED_NOWHERE = "";
@@ -74,20 +97,54 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       throw Errors.wrongPartition(plan.checkpoint(), plan.uid(), plan.state(),
           encoder.describe(row), expected, partition);
     }
+    if (imageKeys != null) {
+      writeImageRow(row);
+      return;
+    }
     UnsafeRow key = edits.uniqueKey(encoder, row);
     if (key != null) {
-      key = key.copy();
-      if (!seen.add(key)) {
+      if (key.equals(previous)) {
         throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
             encoder.describe(row));
       }
+      key = key.copy();
+      previous = key;
+      if (given != null) given.add(key);
     }
     edits.apply(store, encoder, row, key);
   }
 
+  /**
+   * A row of a full image, put into the new store as it comes (a RocksDB store copies the
+   * bytes; an HDFS-backed store keeps the rows in its map, so it gets copies).
+   */
+  private void writeImageRow(InternalRow row) {
+    UnsafeRow key = encoder.entryKey(row);
+    if (givenBefore(key)) {
+      throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
+          encoder.describe(row));
+    }
+    UnsafeRow value = encoder.value(row);
+    if (plan.images().hdfs()) {
+      store.put(key.copy(), value.copy(), plan.editedFamily());
+    } else {
+      store.put(key, value, plan.editedFamily());
+    }
+  }
+
+  /** True when a full image already holds {@code key} (remembers it otherwise). */
+  private boolean givenBefore(UnsafeRow key) {
+    byte[] bytes = key.getBytes();
+    if (!imageKeys.mightContainBinary(bytes)) {
+      imageKeys.putBinary(bytes);
+      return false;
+    }
+    return store.get(key, plan.editedFamily()) != null;
+  }
+
   @Override
   public WriterCommitMessage commit() {
-    edits.finish(store, replace, seen);
+    if (edits != null) edits.finish(store, replace, given);
     WriterCommitMessage edited = end(store);
     return counts == null ? edited : new TaskMessages(List.of(edited, end(counts)));
   }

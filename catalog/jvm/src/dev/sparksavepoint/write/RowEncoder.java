@@ -89,6 +89,17 @@ final class RowEncoder implements Serializable {
     return out;
   }
 
+  /**
+   * The given column names that make an entry's key (grouping key, then a map key or timer
+   * timestamp), in key order: the write sorts each partition by them, so that two rows of one
+   * entry arrive one after the other.
+   */
+  String[] entryKeyColumnNames() {
+    String[] out = new String[strict];
+    for (int i = 0; i < out.length; i++) out[i] = given.fields()[sources[i]].name();
+    return out;
+  }
+
   /** Code-generated projections for one task. */
   Bound bind() {
     Entries entries = layout.entries(this::column);

@@ -82,6 +82,20 @@ final class StatePartition implements AutoCloseable {
   }
 
   /**
+   * An empty store for a full image of {@code spec}'s partition {@code partition}, under the
+   * staging folder of the plan's full-image replace ({@link WritePlan.Images}): RocksDB starts
+   * empty at version N+1 and commits N+2 as a {@code .zip}; an HDFS-backed store starts at
+   * version 0 and commits version 1 with a forced snapshot ({@code commit.StagedImages} moves it
+   * into place as version N+2).
+   */
+  static StatePartition openImage(WritePlan plan, StoreSpec spec, int partition) {
+    WritePlan.Images images = plan.images();
+    long version = images.hdfs() ? 0 : CheckpointLog.stateVersion(plan.batchId());
+    return open(images.stateLocation(), plan.runId(), images.conf(), plan.hadoopConf(), spec,
+        partition, version, null, !images.hdfs(), images.hdfs());
+  }
+
+  /**
    * Loads version {@code version} (v2 checkpoint id {@code uniqueId}, or null) of
    * {@code spec}'s partition {@code partition} under the state folder {@code stateLocation}
    * for writing version+1; {@code loadEmpty}: start from no state (RocksDB only);

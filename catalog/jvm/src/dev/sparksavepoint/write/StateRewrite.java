@@ -33,6 +33,6 @@ public record StateRewrite(String table, Command command,
 
   @Override
   public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
-    return writes.apply(info).truncate();
+    return writes.apply(info).rewriteRows();
   }
 }

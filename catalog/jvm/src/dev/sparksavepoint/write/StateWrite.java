@@ -5,13 +5,16 @@ import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
+import dev.sparksavepoint.commit.StagedImages;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.distributions.Distribution;
 import org.apache.spark.sql.connector.distributions.Distributions;
 import org.apache.spark.sql.connector.expressions.Expression;
 import org.apache.spark.sql.connector.expressions.Expressions;
+import org.apache.spark.sql.connector.expressions.SortDirection;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
@@ -26,25 +29,40 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * commits the untouched store partitions in one more job, and, last, commits/N+1 ({@link
  * CheckpointCommit}, which claimed the batch before any task ran). A failure anywhere removes
  * what was written; a write that changed nothing commits no batch.
+ *
+ * <p>A whole replace (INSERT OVERWRITE) of a store of one entry per key writes full images
+ * ({@link WritePlan#imagesPossible}): each task puts its rows into an empty store in a staging
+ * folder and commits it as one image, without reading, comparing or removing anything; the
+ * images are moved into place around commits/N+1 ({@link StagedImages}). Such a replace always
+ * commits a batch and reports the entries of the new state.
  */
 final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   private final WritePlan plan;
   private final String[] keyColumns;
+  private final String[] entryKeyColumns;
   private final DataWriterFactory writers;
   private final boolean replace;
+  /** True for a replace that writes full images ({@link WritePlan#imagesPossible}). */
+  private final boolean fullImages;
   /** The transaction the write is a statement of (its changes are staged), or null. */
   private final EditTransaction transaction;
   private CheckpointCommit commit;
+  /** The staging folder of a full-image replace; null for other writes. */
+  private StagedImages images;
 
   /**
    * A write whose rows are clustered by their grouping key and encoded by {@code encoder};
-   * staged in {@code transaction} when not null.
+   * staged in {@code transaction} when not null. {@code wholeReplace}: the replace gives the
+   * whole new content (INSERT OVERWRITE), not the rows of a copy-on-write command.
    */
-  StateWrite(WritePlan plan, RowEncoder encoder, boolean replace, EditTransaction transaction) {
+  StateWrite(WritePlan plan, RowEncoder encoder, boolean replace, boolean wholeReplace,
+      EditTransaction transaction) {
     this.plan = plan;
     this.keyColumns = encoder.keyColumnNames();
+    this.entryKeyColumns = encoder.entryKeyColumnNames();
     this.writers = new PartitionWriter.Factory(plan, encoder, replace);
     this.replace = replace;
+    this.fullImages = wholeReplace && plan.imagesPossible();
     this.transaction = transaction;
   }
 
@@ -63,6 +81,20 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   }
 
   /**
+   * Each partition sorted by the entry key: rows of one entry arrive together, so a task finds
+   * a key given twice by comparing it with the row before (Spark's sort spills to disk; no task
+   * holds the keys it has seen). Full images need no order: their store starts empty, so a
+   * key found in it was given before ({@link PartitionWriter}).
+   */
+  @Override
+  public SortOrder[] requiredOrdering() {
+    if (fullImages) return new SortOrder[0];
+    return Arrays.stream(entryKeyColumns)
+        .map(name -> Expressions.sort(Expressions.column(quoted(name)), SortDirection.ASCENDING))
+        .toArray(SortOrder[]::new);
+  }
+
+  /**
    * A column name as a one-part reference: {@code Expressions.column} parses its argument, so an
    * unaliased expression ({@code concat('k', id)}) or a dotted name must be quoted.
    */
@@ -76,18 +108,24 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   }
 
   @Override
-  public SortOrder[] requiredOrdering() {
-    return new SortOrder[0];
-  }
-
-  @Override
   public BatchWrite toBatch() {
     return this;
   }
 
   @Override
   public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
-    if (!plan.readOnly()) commit = CheckpointCommit.begin(plan, description(), false);
+    if (!plan.readOnly()) {
+      commit = CheckpointCommit.begin(plan, description(), false);
+      try {
+        if (fullImages) {
+          images = StagedImages.create(plan);
+          plan.writeImages(SparkSession.active(), images.folder().toString());
+        }
+      } catch (RuntimeException e) {
+        commit.rollback();
+        throw e;
+      }
+    }
     return RefusedWrites.wrap(writers, plan);
   }
 
@@ -119,6 +157,11 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
         return;
       }
       commits.addAll(UntouchedPartitions.commit(plan, commits, replace));
+      if (images != null) {
+        images.commit(commit, commits, plan.edited(), plan.images().hdfs());
+        EditReport.replaced(plan, table(), commits);
+        return;
+      }
       if (EditReport.changes(commits) == 0) {
         unchanged(commits);
         return;
@@ -126,9 +169,15 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       commit.finish(commits);
       EditReport.of(plan, table(), commits, true);
     } catch (RuntimeException e) {
-      commit.rollback();
+      rollback();
       throw e;
     }
+  }
+
+  /** Undoes the claim and what the tasks wrote, staged images included. */
+  private void rollback() {
+    commit.rollback();
+    if (images != null) images.discard();
   }
 
   /**
@@ -145,7 +194,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   }
 
   private void unchanged(List<PartitionCommit> commits) {
-    commit.rollback();
+    rollback();
     EditReport.of(plan, table(), commits, false);
   }
 
@@ -155,7 +204,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public void abort(WriterCommitMessage[] messages) {
-    if (commit != null) commit.rollback();
+    if (commit != null) rollback();
     if (transaction != null) transaction.failed(plan);
   }
 }

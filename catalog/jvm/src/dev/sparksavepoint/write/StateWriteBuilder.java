@@ -11,7 +11,8 @@ import org.apache.spark.sql.types.StructType;
 /**
  * Builds the write of one state table: an upsert by key (INSERT INTO, {@code append()}), or,
  * after {@link #truncate}, a replace of the table's whole content (INSERT OVERWRITE,
- * {@code overwrite(lit(true))}, and the copy-on-write rewrite Spark runs for DELETE).
+ * {@code overwrite(lit(true))}: full images where the state allows, see {@code StateWrite}), or
+ * after {@link #rewriteRows} the copy-on-write rewrite Spark runs for DELETE, UPDATE and MERGE.
  * Everything that can be checked without the data is checked here, before any task runs: the
  * checkpoint's state, the state kind, the given columns and their types.
  */
@@ -20,6 +21,8 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   private final StructType table;
   private final LogicalWriteInfo info;
   private boolean replace;
+  /** True for the copy-on-write rewrite of DELETE, UPDATE and MERGE. */
+  private boolean rewrite;
 
   public StateWriteBuilder(TableOrigin origin, StructType table, LogicalWriteInfo info) {
     this.origin = origin;
@@ -34,6 +37,15 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
     return this;
   }
 
+  /**
+   * Replace the table's content with the rows of a copy-on-write command (DELETE, UPDATE,
+   * MERGE): most rows are the stored ones, so only the differences are written.
+   */
+  public WriteBuilder rewriteRows() {
+    rewrite = true;
+    return truncate();
+  }
+
   @Override
   public Write build() {
     SparkSession spark = SparkSession.active();
@@ -43,6 +55,6 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
         spark.sessionState().conf().sessionLocalTimeZone());
     EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
     if (transaction != null) plan.stageIn(transaction.admit(plan));
-    return new StateWrite(plan, encoder, replace, transaction);
+    return new StateWrite(plan, encoder, replace, replace && !rewrite, transaction);
   }
 }

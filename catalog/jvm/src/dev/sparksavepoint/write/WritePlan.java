@@ -13,6 +13,7 @@ import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.checkpoint.TwsVariable;
 import dev.sparksavepoint.commit.BatchPlan;
 import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.StateSource;
 import java.io.IOException;
@@ -24,9 +25,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
+import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.util.SerializableConfiguration;
 
@@ -48,6 +51,9 @@ public final class WritePlan implements BatchPlan, Serializable {
   static final String JOIN_VALUES = "-keyWithIndexToValue";
 
   static final String JOIN_COUNTS = "-keyToNumValues";
+
+  /** The provider conf: which {@code StateStoreProvider} class a store uses. */
+  static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
 
   /** Operator kinds whose single store can be written. */
   static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
@@ -77,6 +83,19 @@ public final class WritePlan implements BatchPlan, Serializable {
    * tasks stage their changes in; else null.
    */
   private String stagingFolder;
+  /** Where a replace writes full images ({@link #writeImages}); null for every other write. */
+  private Images images;
+
+  /**
+   * The target of a full-image replace: the staging folder its tasks write into, the store conf
+   * of an image commit (a RocksDB commit uploads a {@code .zip}, no changelog), and whether the
+   * store is HDFS-backed (its image is committed there as version 1 with a forced snapshot).
+   */
+  record Images(String staging, StateStoreConf conf, boolean hdfs) implements Serializable {
+    String stateLocation() {
+      return new Path(staging, "state").toString();
+    }
+  }
 
   private WritePlan(String checkpoint, String uid, String state, long batchId, StoreSpec edited,
       List<StoreSpec> stores, StateStoreConf storeConf, Configuration hadoopConf,
@@ -106,6 +125,7 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
+    completeAbandoned(ckpt);
     Operator op = origin.operator();
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
@@ -152,6 +172,19 @@ public final class WritePlan implements BatchPlan, Serializable {
     }
     plan.dryRun = dryRun;
     return plan;
+  }
+
+  /**
+   * Completes what killed writers left in staging folders: a committed full-image overwrite's
+   * images are moved into place, anything else is removed ({@link StagingFolders}).
+   */
+  private static void completeAbandoned(Checkpoint ckpt) {
+    try {
+      StagingFolders.removeAbandoned(ckpt.fileSystem(), ckpt.root());
+    } catch (IOException e) {
+      throw Errors.writeFailed(ckpt.location(), "complete or remove abandoned staging folders",
+          e);
+    }
   }
 
   private static StoreSpec findStore(List<StoreSpec> stores, Operator op, String name) {
@@ -308,6 +341,30 @@ public final class WritePlan implements BatchPlan, Serializable {
   /** Makes the write a statement of an edit transaction staging its changes in {@code folder}. */
   void stageIn(String folder) {
     stagingFolder = folder;
+  }
+
+  /**
+   * True when a replace of the edited store may write full images instead of changes: a store
+   * of one entry per key without column families (aggregation, dropDuplicates, groupsWithState),
+   * written for real (not a dry run, not a transaction's statement). Every supported Spark
+   * version loads the images (tests/compat: restarted on 3.5 to 4.3).
+   */
+  boolean imagesPossible() {
+    return !readOnly() && joinCounts == null && variable == null && edited.families() == null;
+  }
+
+  /** Makes the write a full-image replace whose tasks write under {@code staging}. */
+  void writeImages(SparkSession spark, String staging) {
+    SQLConf conf = StoreProviders.recordedConf(spark, checkpoint, batchId);
+    conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
+    conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
+    boolean rocksdb = conf.getConfString(PROVIDER_CONF, "").contains("RocksDB");
+    images = new Images(staging, StateStoreConf.apply(conf), !rocksdb);
+  }
+
+  /** The target of a full-image replace, or null. */
+  Images images() {
+    return images;
   }
 
   /** True when the write's tasks only read the state: a dry run, or a transaction's statement. */

@@ -1,0 +1,201 @@
+"""How the cost grows with the number of keys (100k, 1M, 5M), both providers, and the heap a
+5M-key INSERT OVERWRITE needs.
+
+    python bench/scaling.py [--keys 100000,1000000,5000000] [--repeat 3] [--dir bench/out]
+                            [--plot docs/performance-scaling.png]
+
+For each size (a streaming aggregation's state in 4 partitions, one micro-batch): a full read
+of the catalog table (``noop`` sink), a one-key lookup (``WHERE key = <k>``), an
+``INSERT OVERWRITE`` of every key (full images) and a 10-key upsert, each on a fresh copy where
+it writes; best of ``--repeat``. ``--plot`` draws seconds against keys (log-log) as a PNG
+(needs matplotlib: ``pip install -e ".[bench]"``).
+
+Then the heap: the largest size is overwritten again in a driver of its own whose JVM heap is
+512 MB (``local[2]``: the tasks run in it). Holding the keys in a Java collection, as a hash set
+of ``UnsafeRow`` copies, takes about 112 bytes per key (a map node, the row object, its byte
+array, a table slot): 560 MB for 5M keys, more than that heap. The overwrite completes because it
+keeps no per-key collection (RocksDB keeps its data off-heap; an HDFS-backed store keeps a
+partition's entries in Spark's own map, as the streaming query does).
+
+Prints one line per measurement, then, last, one line per ratio: the growth from the middle to
+the largest size (linear growth is the ratio of the sizes) and the heap check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from common import PROVIDERS, bench_session, build_keyed_state, median_seconds
+from pyspark.sql import SparkSession
+
+from spark_savepoint import attach
+
+TABLE = "bench.agg_0.default"
+HEAP = "512m"
+BYTES_PER_KEY_IN_A_JAVA_SET = 112
+
+
+def best(action: Callable[[], object], repeat: int) -> float:
+    action()  # warm
+    return min(median_seconds(action, 1) for _ in range(repeat))
+
+
+def fresh_copy(base: Path, scratch: Path) -> Path:
+    shutil.rmtree(scratch, ignore_errors=True)
+    shutil.copytree(base, scratch)
+    return scratch
+
+
+def overwrite(keys: int) -> str:
+    return f"INSERT OVERWRITE {TABLE} SELECT id, 2L, id % 97 + 1 FROM range({keys})"
+
+
+def measure(spark: SparkSession, root: Path, provider: str, keys: int, repeat: int) -> dict:
+    base = build_keyed_state(spark, root, provider, keys)
+    scratch = root / f"scaling-{provider}-{keys}"
+    attach(spark, str(base), "bench")
+    probe = itertools.count(4242, 7919)
+    times = {
+        "full read": best(
+            lambda: spark.table(TABLE).write.format("noop").mode("overwrite").save(), repeat
+        ),
+        "one-key lookup": best(
+            lambda: spark.sql(f"SELECT * FROM {TABLE} WHERE key = {next(probe) % keys}").collect(),
+            repeat,
+        ),
+    }
+
+    def write(statement: str) -> float:
+        attach(spark, str(fresh_copy(base, scratch)), "bench")
+        return median_seconds(lambda: spark.sql(statement), 1)
+
+    upsert = f"INSERT INTO {TABLE} SELECT id, 7L, 7L FROM range({keys - 5}, {keys + 5})"
+    for name, statement in (("INSERT OVERWRITE", overwrite(keys)), ("10-key upsert", upsert)):
+        write(statement)  # warm
+        times[name] = min(write(statement) for _ in range(repeat))
+    shutil.rmtree(scratch, ignore_errors=True)
+    return times
+
+
+def heap_probe(checkpoint: str, keys: int) -> None:
+    """The child: overwrites ``keys`` keys of ``checkpoint`` in a driver with a small heap."""
+    from spark_savepoint import session
+
+    spark = session(
+        master="local[2]",
+        **{
+            "spark.driver.memory": HEAP,
+            "spark.sql.shuffle.partitions": "4",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+        },
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    attach(spark, checkpoint, "bench")
+    seconds = median_seconds(lambda: spark.sql(overwrite(keys)), 1)
+    rows = spark.table(TABLE).count()
+    heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()  # type: ignore[union-attr]
+    print(f"ok {seconds:.2f} {rows} {heap}", flush=True)
+    spark.stop()
+
+
+def heap_check(root: Path, provider: str, keys: int) -> tuple[bool, str]:
+    base = root / f"agg-{provider}-{keys}" / "checkpoint"
+    scratch = fresh_copy(base, root / f"heap-{provider}-{keys}")
+    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
+    child = subprocess.run(
+        [sys.executable, __file__, "--heap-probe", str(scratch), str(keys)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1800,
+    )
+    shutil.rmtree(scratch, ignore_errors=True)
+    last = child.stdout.strip().splitlines()[-1] if child.stdout.strip() else ""
+    if child.returncode != 0 or not last.startswith("ok "):
+        return False, (child.stderr.strip().splitlines() or ["no output"])[-1]
+    _, seconds, rows, heap = last.split()
+    ok = int(rows) == keys
+    return ok, f"{int(heap) / 2**20:.0f} MB max heap, {seconds} s, {rows} rows read back"
+
+
+def plot(results: dict, sizes: list[int], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for provider, by_size in results.items():
+        for name in by_size[sizes[0]]:
+            style = "-" if provider == "rocksdb" else "--"
+            ax.plot(
+                sizes, [by_size[k][name] for k in sizes], style, marker="o",
+                label=f"{name} ({provider})",
+            )  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("keys in the state")
+    ax.set_ylabel("seconds (best of 3)")
+    ax.set_title("spark-savepoint: cost against state size (local[2], 4 partitions)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", default="100000,1000000,5000000")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
+    parser.add_argument("--plot", default="")
+    parser.add_argument("--heap-probe", nargs=2, metavar=("CHECKPOINT", "KEYS"))
+    args = parser.parse_args()
+    if args.heap_probe:
+        heap_probe(args.heap_probe[0], int(args.heap_probe[1]))
+        return
+
+    sizes = [int(k) for k in args.keys.split(",")]
+    root = Path(args.dir)
+    spark = bench_session()
+    results = {p: {k: measure(spark, root, p, k, args.repeat) for k in sizes} for p in PROVIDERS}
+    spark.stop()
+    for provider, by_size in results.items():
+        for keys, times in by_size.items():
+            line = ", ".join(f"{name} {s:.3f} s" for name, s in times.items())
+            print(f"{provider:8s} {keys:>9d} keys: {line}")
+    if args.plot:
+        plot(results, sizes, Path(args.plot))
+        print(f"plot: {args.plot}")
+    largest = sizes[-1]
+    heap = {p: heap_check(root, p, largest) for p in PROVIDERS}
+    for provider, (_, detail) in heap.items():
+        print(f"{provider:8s} {largest}-key INSERT OVERWRITE in a {HEAP} heap: {detail}")
+
+    middle = sizes[-2] if len(sizes) > 1 else sizes[-1]
+    growth = largest / middle
+    for provider, by_size in results.items():
+        for name in by_size[largest]:
+            ratio = by_size[largest][name] / by_size[middle][name]
+            print(
+                f"ratio time {largest}/{middle} keys, {name}, {provider}: {ratio:.2f}"
+                f" (linear: {growth:.1f})"
+            )
+    java_set = largest * BYTES_PER_KEY_IN_A_JAVA_SET / 2**20
+    for provider, (ok, _) in heap.items():
+        print(
+            f"ratio heap / the keys as a Java set, {largest}-key overwrite, {provider}:"
+            f" {512 / java_set:.2f} ({'completed' if ok else 'FAILED'}; goal: completes < 1)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+package dev.sparksavepoint.commit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.FileDigests;
+import dev.sparksavepoint.checkpoint.StoreFiles;
+import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.errors.Errors;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.execution.streaming.state.StateStoreId;
+
+/**
+ * Full images of a store's partitions (an INSERT OVERWRITE, {@code write.PartitionWriter} in
+ * image mode), written by Spark's providers into the edit's staging folder
+ * {@code <checkpoint>/_savepoint-tx-<id>/state/...}, where Spark never looks, and then moved
+ * into the state folders under the names of version N+2 ({@link #moves}, {@link #publish}).
+ *
+ * <p>When the moves happen depends on how a version's image is found:
+ *
+ * <ul>
+ *   <li>checkpoint format v2 (RocksDB with state checkpoint ids): an image is named by its
+ *       unique id ({@code <N+2>_<id>.zip}), which only commits/N+1 refers to. The images are
+ *       moved before commits/N+1 is written, which stays the last write; a failure removes what
+ *       was moved ({@link CheckpointCommit#wrote}).
+ *   <li>format v1: an image is found by its name alone ({@code <N+2>.zip},
+ *       {@code <N+2>.snapshot}) and outranks the query's own files of that version. Moved before
+ *       the commit, a kill between two moves would leave some partitions edited, and a query
+ *       restarted on the checkpoint would re-run batch N+1 and then load that half edit without
+ *       a word. So the moves are recorded first ({@value #MANIFEST} in the staging folder), then
+ *       commits/N+1 is written, then the files move. A kill in between leaves batch N+1
+ *       committed with some images still staged: Spark's query and every reader fail to load
+ *       version N+2 (a file is missing; nothing half-edited is ever read) until the moves are
+ *       completed by the next edit, or by {@code spark-savepoint recover}
+ *       ({@link StagingFolders#removeAbandoned} calls {@link #complete}).
+ * </ul>
+ */
+public final class StagedImages {
+  /** The file recording the moves, in the staging folder. */
+  static final String MANIFEST = "publish.json";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final BatchPlan plan;
+  private final FileSystem fs;
+  private final Path root;
+  private final Path staging;
+
+  private StagedImages(BatchPlan plan, FileSystem fs, Path root, Path staging) {
+    this.plan = plan;
+    this.fs = fs;
+    this.root = root;
+    this.staging = staging;
+  }
+
+  /** Makes a new staging folder for the images of {@code plan}'s edit (after its claim). */
+  public static StagedImages create(BatchPlan plan) {
+    Path root = new Path(plan.checkpoint());
+    Path staging = new Path(root, StagingFolders.PREFIX + java.util.UUID.randomUUID());
+    try {
+      FileSystem fs = root.getFileSystem(plan.hadoopConf());
+      StagingFolders.create(fs, staging);
+      return new StagedImages(plan, fs, root, staging);
+    } catch (IOException e) {
+      throw Errors.writeFailed(plan.checkpoint(), "make the staging folder " + staging, e);
+    }
+  }
+
+  /** The staging folder. */
+  public Path folder() {
+    return staging;
+  }
+
+  /**
+   * Commits the edit whose tasks staged images of {@code spec} ({@code hdfs}: HDFS-backed) and
+   * committed {@code commits}: moves the images and writes commits/N+1 in the order the
+   * checkpoint's format needs (see the class comment), then removes the staging folder.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_WRITE_FAILED; when commits/N+1 is
+   *     written and a move then fails, the message says to run {@code spark-savepoint recover}
+   */
+  public void commit(CheckpointCommit commit, List<PartitionCommit> commits, StoreSpec spec,
+      boolean hdfs) {
+    long batch = CheckpointLog.nextBatch(plan.batchId());
+    List<Move> moves;
+    try {
+      moves = moves(fs, staging, spec, CheckpointLog.stateVersion(batch), hdfs);
+      if (plan.hasUniqueIds()) {
+        for (Path placed : publish(fs, root, staging, moves)) commit.wrote(placed);
+      } else {
+        record(fs, staging, batch, moves);
+      }
+    } catch (IOException e) {
+      throw Errors.writeFailed(plan.checkpoint(), "move the staged images into place", e);
+    }
+    commit.finish(commits);
+    if (!plan.hasUniqueIds()) {
+      CrashPoint.reach("images-committed");
+      try {
+        publish(fs, root, staging, moves);
+      } catch (IOException e) {
+        throw Errors.writeFailed(plan.checkpoint(), "move the images of committed batch "
+            + batch + " into place (run spark-savepoint recover to complete it)", e);
+      }
+    }
+    discard();
+  }
+
+  /** Removes the staging folder (the edit failed, or it is done). */
+  public void discard() {
+    try {
+      fs.delete(staging, true);
+    } catch (IOException e) {
+      throw Errors.writeFailed(plan.checkpoint(), "remove the staging folder " + staging, e);
+    }
+  }
+
+  /** One file to move: from the staging folder to the checkpoint, both relative. */
+  record Move(String from, String to) {}
+
+  /**
+   * The moves that give {@code spec}'s partitions version {@code version} from their images
+   * under {@code staging}'s {@code state} folder: every file of a RocksDB image (the shared SST
+   * files first, the {@code .zip} last); of an HDFS-backed one (committed there as version 1),
+   * the snapshot, renamed for {@code version} (its delta holds the same entries and stays).
+   */
+  static List<Move> moves(FileSystem fs, Path staging, StoreSpec spec, long version,
+      boolean hdfs) throws IOException {
+    List<Move> files = new ArrayList<>();
+    List<Move> images = new ArrayList<>();
+    for (int p = 0; p < spec.numPartitions(); p++) {
+      String folder = new StateStoreId("state", spec.operatorId(), p, spec.storeName())
+          .storeCheckpointLocation().toString();
+      List<String> staged;
+      try {
+        staged = FileDigests.list(fs, new Path(staging, folder), null);
+      } catch (FileNotFoundException e) {
+        continue; // a partition that got no task (emptied in place, as untouched)
+      }
+      for (String file : staged) {
+        String name = new Path(file).getName();
+        if (hdfs) {
+          if (StoreFiles.versionOf(name) != 1 || !StoreFiles.isSnapshot(name)) continue;
+          String renamed = name.replaceFirst("^(\\.*)1", "$1" + version);
+          images.add(new Move(folder + "/" + file, folder + "/" + renamed));
+        } else {
+          (StoreFiles.isSnapshot(name) ? images : files)
+              .add(new Move(folder + "/" + file, folder + "/" + file));
+        }
+      }
+    }
+    files.addAll(images);
+    return files;
+  }
+
+  /**
+   * Records {@code moves} for batch {@code batch} in the staging folder: from here on the edit
+   * is completed, not removed, once commits/{@code batch} exists.
+   */
+  static void record(FileSystem fs, Path staging, long batch, List<Move> moves)
+      throws IOException {
+    ObjectNode json = JSON.createObjectNode();
+    json.put("batch", batch);
+    ArrayNode list = json.putArray("moves");
+    for (Move m : moves) list.addArray().add(m.from()).add(m.to());
+    try (var out = fs.create(new Path(staging, MANIFEST), false)) {
+      out.write(JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /**
+   * Moves the files into the checkpoint {@code root}; returns the files now in place. A move
+   * already done (its source gone, its target there) is skipped, so a completion may repeat an
+   * interrupted one.
+   */
+  static List<Path> publish(FileSystem fs, Path root, Path staging, List<Move> moves)
+      throws IOException {
+    List<Path> placed = new ArrayList<>();
+    for (Move m : moves) {
+      Path from = new Path(staging, m.from());
+      Path to = new Path(root, m.to());
+      if (!fs.exists(from) && fs.exists(to)) continue;
+      fs.mkdirs(to.getParent());
+      if (!fs.rename(from, to)) throw new IOException("could not move " + from + " to " + to);
+      placed.add(to);
+    }
+    return placed;
+  }
+
+  /**
+   * Completes or drops the staged images of an abandoned staging folder under checkpoint
+   * {@code root}: when its manifest's batch is committed, the files are moved into place (and
+   * that batch is returned, else -1); then the folder is removed.
+   */
+  static long complete(FileSystem fs, Path root, Path staging) throws IOException {
+    JsonNode json;
+    try {
+      json = JSON.readTree(CheckpointFiles.readAll(fs, new Path(staging, MANIFEST)));
+    } catch (FileNotFoundException e) {
+      json = null;
+    }
+    long batch = json == null ? -1 : json.path("batch").asLong(-1);
+    boolean committed = batch >= 0
+        && fs.exists(new Path(new Path(root, CheckpointLog.COMMITS), Long.toString(batch)));
+    if (committed) {
+      List<Move> moves = new ArrayList<>();
+      for (JsonNode m : json.path("moves")) {
+        moves.add(new Move(m.get(0).asText(), m.get(1).asText()));
+      }
+      publish(fs, root, staging, moves);
+    }
+    fs.delete(staging, true);
+    return committed ? batch : -1;
+  }
+}
