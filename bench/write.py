@@ -9,9 +9,9 @@
     is written beforehand and not timed, as a replay reads input that already exists).
 (b) ``INSERT INTO`` of 10 keys (5 existing, 5 new): wall time, and the bytes of the files it adds
     to the checkpoint per key changed.
-(c) The JVM's old-generation heap at its peak during the overwrite (tasks run in the driver's
-    JVM with ``local[2]``), vs. the size of the state: the overwrite holds no collection of the
-    keys it writes, so this stays below the state's size whatever the number of keys.
+(c) The input's shuffle alone (the same ``range`` rows clustered into the state's partitions,
+    to a ``noop`` sink): the part of an overwrite that Spark's rewriter, which rewrites the state
+    partition by partition, does not do. (The heap an overwrite needs: ``bench/scaling.py``.)
 
 Every write works on a fresh copy of the checkpoint (copying is not timed); runs alternate so
 that all sides see the same machine; each time is the best of ``--repeat`` runs. Prints one
@@ -36,9 +36,13 @@ CATALOG = "bench"
 TABLE = f"{CATALOG}.agg_0.default"
 
 
+def new_values(keys: int) -> str:
+    """Every key of the state with new values (count 2, sum + 1): every entry changes."""
+    return f"SELECT id, 2L, id % 97 + 1 FROM range({keys})"
+
+
 def overwrite(keys: int) -> str:
-    """Every key of the state gets new values (count 2, sum + 1), so every entry is rewritten."""
-    return f"INSERT OVERWRITE {TABLE} SELECT id, 2L, id % 97 + 1 FROM range({keys})"
+    return f"INSERT OVERWRITE {TABLE} {new_values(keys)}"
 
 
 def upsert(keys: int) -> str:
@@ -95,8 +99,9 @@ class Provider:
             "rewriter": [],
             "rebuild": [],
             "upsert": [],
+            "shuffle": [],
         }
-        self.upsert_bytes = self.upsert_files = self.upsert_state_bytes = self.peak_heap = 0
+        self.upsert_bytes = self.upsert_files = self.upsert_state_bytes = 0
         self.state_bytes = sum(sizes(self.base / "state").values())
 
     def ours(self, statement: str) -> tuple[float, Path, dict[str, int]]:
@@ -109,11 +114,16 @@ class Provider:
         return seconds, checkpoint, added
 
     def run_overwrite(self) -> None:
-        heap = OldGenPeak(self.spark)
         seconds, checkpoint, _ = self.ours(overwrite(self.keys))
         self.seconds["overwrite"].append(seconds)
-        self.peak_heap = max(self.peak_heap, heap.peak())
         check_rows(self.spark, checkpoint, self.keys, "overwrite")
+
+    def run_shuffle(self) -> None:
+        """The overwrite's input, clustered as the write clusters it, to a noop sink."""
+        rows = self.spark.sql(new_values(self.keys)).repartition(4, "id")
+        self.seconds["shuffle"].append(
+            timed(lambda: rows.write.format("noop").mode("overwrite").save())
+        )
 
     def run_rewriter(self) -> None:
         if self.name != "rocksdb":
@@ -154,29 +164,7 @@ class Provider:
             f"{self.upsert_files} new files, {self.upsert_bytes} bytes "
             f"({self.upsert_state_bytes} in state/; the state is {self.state_bytes} bytes)"
         )
-        print(
-            f"{self.name:8s} peak old-generation heap during the overwrite:"
-            f" {self.peak_heap / 2**20:.1f} MB (the state is {self.state_bytes / 2**20:.1f} MB)"
-        )
-
-
-class OldGenPeak:
-    """The JVM's old-generation heap pools, their peaks reset: what survived young collections
-    from now on (what a task keeps for a whole partition lands there)."""
-
-    def __init__(self, spark: SparkSession) -> None:
-        jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
-        self.pools = [
-            pool
-            for pool in jvm.java.lang.management.ManagementFactory.getMemoryPoolMXBeans()
-            if "Old Gen" in pool.getName() or "Tenured" in pool.getName()
-        ]
-        jvm.System.gc()
-        for pool in self.pools:
-            pool.resetPeakUsage()
-
-    def peak(self) -> int:
-        return sum(pool.getPeakUsage().getUsed() for pool in self.pools)
+        print(f"{self.name:8s} the overwrite's input shuffle alone: {self.best('shuffle'):.2f} s")
 
 
 def main() -> None:
@@ -194,6 +182,7 @@ def main() -> None:
     for _ in range(args.repeat):
         for p in providers:
             p.run_overwrite()
+            p.run_shuffle()
             p.run_rewriter()
             p.run_rebuild()
             p.run_upsert()
@@ -212,9 +201,6 @@ def main() -> None:
     for p in providers:
         per_key = p.upsert_bytes / 10
         print(f"bytes per key changed, 10-key upsert, {p.name}: {per_key:.0f} (goal <= 2048)")
-    for p in providers:
-        ratio = p.peak_heap / p.state_bytes
-        print(f"ratio peak old-gen heap/state bytes, overwrite, {p.name}: {ratio:.2f} (goal < 1)")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,8 @@ public final class CheckpointCommit {
   private final List<Path> created = new ArrayList<>();
   /** The watermark commits/N+1 sets for the next batch, when not commits/N's. */
   private Long nextWatermarkMs;
+  /** Set once commits/N+1 is written: from then on nothing of the edit may be removed. */
+  private boolean committed;
 
   private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, Set<String> before) {
     this.plan = plan;
@@ -215,6 +217,7 @@ public final class CheckpointCommit {
             LongNode.valueOf(nextWatermarkMs));
       }
       log.create(next, commit, plan.hadoopConf());
+      committed = true;
     } catch (FileAlreadyExistsException e) {
       committedByOther = true;
       // Only a query started during the edit re-runs batch N+1 and commits it: its state files
@@ -228,8 +231,13 @@ public final class CheckpointCommit {
     CrashPoint.reach("committed");
   }
 
+  /** True once commits/N+1 is written. */
+  public boolean committed() {
+    return committed;
+  }
+
   /**
-   * Undoes a write that did not commit: first waits (at most {@link #TASK_WAIT_MS}) for running
+   * Undoes a write that did not commit (does nothing once commits/N+1 is written): first waits (at most {@link #TASK_WAIT_MS}) for running
    * tasks to end (when one task fails, Spark aborts the job while others may still be
    * committing their partition), then removes the version N+2 files that appeared in the
    * write's store partitions, then releases the claim (offsets/N+1 and the claim file). When a
@@ -237,6 +245,7 @@ public final class CheckpointCommit {
    * query's now.
    */
   public void rollback() {
+    if (committed) return; // a failure after the commit: the edit is whole, or completes
     if (committedByOther) {
       claim.withdraw();
       return;

@@ -132,11 +132,14 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     }
   }
 
-  /** True when a full image already holds {@code key} (remembers it otherwise). */
+  /**
+   * True when a full image already holds {@code key} (remembers it otherwise). The filter holds
+   * the keys' 32-bit hashes: a hash seen before costs one look-up in the store.
+   */
   private boolean givenBefore(UnsafeRow key) {
-    byte[] bytes = key.getBytes();
-    if (!imageKeys.mightContainBinary(bytes)) {
-      imageKeys.putBinary(bytes);
+    long hash = key.hashCode();
+    if (!imageKeys.mightContainLong(hash)) {
+      imageKeys.putLong(hash);
       return false;
     }
     return store.get(key, plan.editedFamily()) != null;

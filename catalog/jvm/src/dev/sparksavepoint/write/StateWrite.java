@@ -174,8 +174,12 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
     }
   }
 
-  /** Undoes the claim and what the tasks wrote, staged images included. */
+  /**
+   * Undoes the claim and what the tasks wrote, staged images included; after commits/N+1 (a
+   * move of images failed) nothing: the staging folder is what completes the edit.
+   */
   private void rollback() {
+    if (commit.committed()) return;
     commit.rollback();
     if (images != null) images.discard();
   }
