@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint import attach, last_edit
-from tests.support.checkpoint_files import last_batch
+from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.streaming_queries import build, restart_rows
 
 TABLE = "ow.agg_0.default"
@@ -110,3 +110,17 @@ def test_format_v2_images_are_named_by_their_ids(spark, tmp_path: Path) -> None:
         {"user": "alice", "cnt": 52, "total": 508},
         {"user": "dave", "cnt": 1, "total": 8},
     ]
+
+
+def test_many_keys_and_one_given_twice(spark, private_copy) -> None:
+    """200k keys: some share a hash bit (each then looked up in the new store) and none is
+    taken for a repeat; one key given twice among them is refused with nothing changed."""
+    query = private_copy("agg", "hdfs", "ow")
+    keys = "SELECT concat('k', id), 1L, id FROM range(200000)"
+    before = snapshot(query.checkpoint)
+    with pytest.raises(Exception, match=r"SAVEPOINT_DUPLICATE_KEY.*user=k123456"):
+        spark.sql(f"INSERT OVERWRITE {TABLE} {keys} UNION ALL SELECT 'k123456', 2L, 2L")
+    assert snapshot(query.checkpoint) == before
+    spark.sql(f"INSERT OVERWRITE {TABLE} {keys}")
+    assert spark.table(TABLE).count() == 200_000
+    assert spark.sql(f"SELECT sum FROM {TABLE} WHERE user = 'k123456'").first()[0] == 123456
