@@ -122,7 +122,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
           plan.writeImages(SparkSession.active(), images.folder().toString());
         }
       } catch (RuntimeException e) {
-        commit.rollback();
+        rollback();
         throw e;
       }
     }
