@@ -106,18 +106,48 @@ def jvm_class_names(spark: SparkSession) -> dict[str, str]:
     }
 
 
-def require_jar(spark: SparkSession) -> None:
-    """Fail in one line when ``spark`` was started without the spark-savepoint jar."""
+def load_jar(spark: SparkSession) -> str | None:
+    """Make ``spark`` ready for checkpoints, also when it was started without the project's
+    settings (a notebook's session, a ``spark-submit`` job's): the jar joins the driver's class
+    loader and is shipped to executors, then the table functions, analyzer rules and query
+    listener are installed (``LateInstall``). Idempotent.
+
+    Returns:
+        None, or a sentence naming what could not be installed into this running session.
+
+    Raises:
+        JvmPieceMissing: the driver's class loader takes no jars at run time.
+    """
+    if not _loadable(spark, CATALOG_CLASS):
+        _add_jar(spark)
+    missing = _entry(spark).installLate(_jsession(spark))
+    return None if missing is None else str(missing)
+
+
+def _loadable(spark: SparkSession, name: str) -> bool:
     jvm = _jvm(spark)
     try:
         loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
-        jvm.java.lang.Class.forName(CATALOG_CLASS, True, loader)
+        jvm.java.lang.Class.forName(name, True, loader)
+    except Exception:
+        return False
+    return True
+
+
+def _add_jar(spark: SparkSession) -> None:
+    """Add the jar to the class loader Spark's submit set up for the driver (the parent of the
+    local executor's loader, so both see one copy of each class), and to the executors' jars."""
+    jvm, jar = _jvm(spark), str(jar_path())
+    loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
+    try:
+        loader.addURL(jvm.java.io.File(jar).toURI().toURL())
     except Exception as error:
         raise JvmPieceMissing(
-            "this SparkSession was started without the spark-savepoint jar. Create it with "
-            "spark_savepoint.session(...), or start Spark with the settings printed by "
-            f"`spark-savepoint conf <path>` (--driver-class-path {jar_path()})."
+            f"this SparkSession's driver class loader ({loader.getClass().getName()}) takes no "
+            "jars at run time: start the session with spark_savepoint.session(...), or start "
+            f"Spark with the settings of `spark-savepoint conf` (--driver-class-path {jar})."
         ) from error
+    spark.sparkContext._jsc.sc().addJar(jar)  # type: ignore[union-attr]
 
 
 def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:

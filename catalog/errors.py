@@ -281,7 +281,7 @@ class UpgradeRefused(SavepointError):
 
 
 class JvmPieceMissing(SavepointError):
-    """The session was started without the spark-savepoint jar."""
+    """The running session's driver cannot load the spark-savepoint jar at run time."""
 
     error_class = "SAVEPOINT_JAR_MISSING"
 

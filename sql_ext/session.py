@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
@@ -11,6 +12,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 DEFAULT_CATALOG = "savepoint"
+log = logging.getLogger(__name__)
 
 
 def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
@@ -53,9 +55,10 @@ def session(
 
     With ``like``, a missing ``path`` is first created as an empty savepoint shaped like that
     checkpoint (see :func:`spark_savepoint.create_savepoint`). Extra Spark settings go in ``conf``
-    (pass dotted keys with ``**{"spark.x": "y"}``). When a session is already running it is
-    reused and the checkpoint attached to it; that session must have been started with the
-    spark-savepoint jar on its driver classpath.
+    (pass dotted keys with ``**{"spark.x": "y"}``). When a session is already running (a
+    notebook's, a ``spark-submit`` job's) it is reused: the jar and the table functions are
+    loaded into it (see :func:`attach`) and the checkpoint attached to it; ``master`` and
+    ``conf`` then do not apply.
 
     Raises:
         SavepointError: a subclass per ``SAVEPOINT_*`` class, e.g. ``NoSuchCheckpoint``.
@@ -66,6 +69,8 @@ def session(
     if active is not None:
         if path is not None:
             attach(active, path, catalog, like=like)
+        else:
+            _load_jar(active)
         return active
     builder = SparkSession.builder.appName("spark-savepoint")
     builder = builder.master(master or "local[*]")
@@ -113,10 +118,14 @@ def attach(
     aggregation value columns then take its names (``cnt``, ``total``) instead of Spark's
     buffer names (``count``, ``sum``), for reads and writes alike.
 
+    ``spark`` may be any running session, also one started without spark-savepoint's settings
+    (``SparkSession.builder.getOrCreate()`` in a notebook): the jar is loaded into its driver
+    and shipped to its executors, and the table functions and SQL rules are installed.
+
     >>> attach(spark, "/data/ckpt", sink="/data/out")  # doctest: +SKIP
     >>> spark.table("savepoint.sources.offsets").show()  # doctest: +SKIP
     """
-    bridge.require_jar(spark)
+    _load_jar(spark)
     bridge.check_checkpoint(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():
         spark.conf.set(key, value)
@@ -124,3 +133,12 @@ def attach(
     spark.conf.set(f"spark.sql.catalog.{catalog}.sink", sink or "")
     names = "" if query is None else bridge.value_names(spark, path, query, output_mode)
     spark.conf.set(f"spark.sql.catalog.{catalog}.valueNames", names)
+
+
+def _load_jar(spark: SparkSession) -> None:
+    """Load the jar and what the session's settings would have installed; warn of any piece
+    that a running session cannot take."""
+    missing = bridge.load_jar(spark)
+    if missing is not None:
+        log.warning("spark-savepoint: %s; create the session with spark_savepoint.session(...) "
+                    "to have them.", missing)  # fmt: skip

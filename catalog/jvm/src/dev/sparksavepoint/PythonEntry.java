@@ -13,6 +13,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
+import dev.sparksavepoint.sql.LateInstall;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
 import dev.sparksavepoint.upgrade.PlannedQuery;
@@ -139,6 +140,14 @@ public final class PythonEntry {
   /** Completes an interrupted edit of {@code path}; one line saying what it did. */
   public static String recover(SparkSession spark, String path, boolean force) {
     return RecoverEdit.run(spark, path, force);
+  }
+
+  /**
+   * Installs the table functions, analyzer rules and query listener into a session started
+   * without the project's settings ({@link LateInstall}); null, or what could not be installed.
+   */
+  public static String installLate(SparkSession spark) {
+    return LateInstall.install(spark);
   }
 
   /** Lets {@code spark} write even when the application is read-only. */

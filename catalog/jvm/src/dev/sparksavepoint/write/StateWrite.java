@@ -147,10 +147,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       }
       return;
     }
-    List<PartitionCommit> commits = new ArrayList<>();
-    for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
-      if (m instanceof PartitionCommit c) commits.add(c);
-    }
+    List<PartitionCommit> commits = new ArrayList<>(messagesOf(messages, PartitionCommit.class));
     try {
       if (!replace && EditReport.changes(commits) == 0) {
         unchanged(commits);
@@ -189,12 +186,29 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
    * empty in the partitions that got no rows.
    */
   private List<PlannedChanges> plannedChanges(WriterCommitMessage[] messages) {
-    List<PlannedChanges> planned = new ArrayList<>();
-    for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
-      if (m instanceof PlannedChanges c) planned.add(c);
-    }
+    List<PlannedChanges> planned = new ArrayList<>(messagesOf(messages, PlannedChanges.class));
     if (replace) planned.addAll(UntouchedPartitions.plannedClears(plan, planned));
     return planned;
+  }
+
+  /**
+   * Every store partition's message, each a {@code type}. Anything else fails the write (it is
+   * rolled back): a message of our class loaded by another class loader (the jar loaded twice
+   * in one JVM) would otherwise be skipped, and its partition's changes silently lost.
+   */
+  private static <T> List<T> messagesOf(WriterCommitMessage[] messages, Class<T> type) {
+    List<T> out = new ArrayList<>();
+    for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
+      if (!type.isInstance(m)) {
+        throw new IllegalStateException("[SAVEPOINT_INTERNAL] a write task reported "
+            + (m == null ? "nothing" : m.getClass().getName() + " (class loader "
+            + m.getClass().getClassLoader() + ")") + " where " + type.getName() + " (class loader "
+            + type.getClassLoader() + ") was expected: the spark-savepoint jar is loaded twice;"
+            + " attach with spark_savepoint.attach, or put the jar on the driver class path.");
+      }
+      out.add(type.cast(m));
+    }
+    return out;
   }
 
   private void unchanged(List<PartitionCommit> commits) {
