@@ -27,8 +27,8 @@ from spark_savepoint.sql_ext.thrift import create_session, start
 
 GOAL_SECONDS = 0.3
 GOAL_RATIO = 1.5
-SMALL_QUERY = "SELECT * FROM agg_0_default WHERE key = 7"
-SCAN_QUERY = "SELECT count(*) FROM agg_0_default WHERE count > 0"
+SMALL_QUERY = "SELECT * FROM savepoint.agg_0.default WHERE key = 7"
+SCAN_QUERY = "SELECT count(*) FROM savepoint_agg_0.default WHERE count > 0"
 
 
 def _free_port() -> int:
@@ -82,12 +82,12 @@ def main() -> None:
     build_keyed_state(builder, Path(args.dir), "hdfs", args.keys)
     port = _free_port()
     server = start(spark, catalogs, port=port, state_dir=state_dir)
-    cursor = hive.connect(host="127.0.0.1", port=port, database="savepoint").cursor()
+    cursor = hive.connect(host="127.0.0.1", port=port).cursor()
     calls = {
         "GetSchemas": lambda: _metadata(cursor, ttypes.TGetSchemasReq()),
-        "GetTables": lambda: _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint")),
+        "GetTables": lambda: _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint_agg_0")),
         "GetColumns": lambda: _metadata(
-            cursor, ttypes.TGetColumnsReq(schemaName="savepoint", tableName="agg_0_default")
+            cursor, ttypes.TGetColumnsReq(schemaName="savepoint_agg_0", tableName="default")
         ),
         "SELECT * FROM savepoint.metadata": lambda: _query(
             cursor, "SELECT * FROM savepoint.metadata"

@@ -306,6 +306,16 @@ def arm_crash_point(spark: SparkSession, point: str) -> None:
     crash tests only (points: claimed, planned, state, state-committed, committed,
     rolled-back-state)."""
     _jvm(spark).java.lang.System.setProperty(CRASH_POINT_PROPERTY, point)
+def database_property(spark: SparkSession, database: str, key: str) -> str | None:
+    """Property ``key`` of database ``spark_catalog.<database>``, None when unset or gone."""
+    try:
+        meta = _jsession(spark).sessionState().catalog().getDatabaseMetadata(database)
+    except Exception:
+        return None
+    value = meta.properties().get(key)
+    return str(value.get()) if value.isDefined() else None
+
+
 
 
 def driver_process(spark: SparkSession) -> tuple[str, int]:

@@ -32,7 +32,6 @@ from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
-from spark_savepoint.sql_ext.thrift import state_catalog
 from spark_savepoint.sql_ext.upgrade_cli import add_upgrade
 
 if TYPE_CHECKING:
@@ -118,7 +117,6 @@ def _sql(args: argparse.Namespace) -> int:
         if args.views:
             catalogs = _parse_catalogs(paths, args.catalog)
             extra += ["-i", _views_init_file(catalogs, folder, args.verbose)]
-            paths = [f"{state_catalog(name)}={path}" for name, path in catalogs.items()]
         if args.force:
             extra += ["--conf", "spark.savepoint.write.force=true"]
         if args.sink:
@@ -163,19 +161,19 @@ def _in_process(args: argparse.Namespace) -> int:
 
 def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> str:
     """An init SQL file (in ``folder``) creating, in spark-sql, the flat views the Thrift server
-    shows: database NAME with ``<uid>_<state>`` views over catalog ``NAME_catalog``. The
+    shows: databases ``NAME_<uid>`` with a view per state, and ``NAME_metadata.metadata``. The
     statements come from a short local session (metadata files only, no Spark job)."""
     from spark_savepoint.sql_ext.session import attach, session
-    from spark_savepoint.sql_ext.views import view_statements
+    from spark_savepoint.sql_ext.views import create_database_sql, view_statements
 
     settings = {"spark.ui.enabled": "false", **spark_settings(folder, verbose=verbose)}
     spark = session(master="local[1]", **settings)
     try:
         lines = []
         for name, path in catalogs.items():
-            attach(spark, path, state_catalog(name))
-            lines.append(f"CREATE DATABASE IF NOT EXISTS spark_catalog.{name}")
-            lines += view_statements(spark, state_catalog(name), name)
+            attach(spark, path, name)
+            for database, statements in view_statements(spark, name).items():
+                lines += [create_database_sql(name, database), *statements]
     finally:
         spark.stop()
     init = folder / "views.sql"
@@ -341,8 +339,8 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
     sql.add_argument(
         "--views", action="store_true",
-        help="also create the Thrift server's flat views: database NAME with <uid>_<state> "
-        "views, the catalog then named NAME_catalog",
+        help="also create the Thrift server's flat views for BI tools: database NAME_<uid> "
+        "with a view per state, and NAME_metadata.metadata",
     )  # fmt: skip
     sql.add_argument(
         "--sink",

@@ -1,9 +1,10 @@
 """A Spark Thrift (HiveServer2) server over savepoint catalogs, for JDBC and BI tools.
 
-Each checkpoint ``NAME=PATH`` becomes a database ``NAME`` in ``spark_catalog`` holding one flat
-view per state table (see :mod:`sql_ext.views`), kept in sync by a background thread. The DSv2
-catalog behind the views is registered as ``NAME_catalog`` (``savepoint_catalog.agg_0.default``):
-a catalog named like the database would capture every two-part name ``NAME.x`` and ``USE NAME``.
+Each checkpoint ``NAME=PATH`` is attached as catalog ``NAME``, so ``NAME.<uid>.<state>`` means
+the same over JDBC as in PySpark and ``spark-sql``. For the schema browsers of BI tools (JDBC
+metadata lists ``spark_catalog`` only), the catalog's tree is mirrored by flat views (see
+:mod:`sql_ext.views`): database ``NAME_<uid>`` with a view per state, and
+``NAME_metadata.metadata``; a background thread keeps them in sync.
 
 The server runs in-process (``HiveThriftServer2.startWithContext``) in one shared Spark session
 (``spark.sql.hive.thriftServer.singleSession=true``). Read-only by default: the
@@ -12,8 +13,8 @@ exempt session.
 
 >>> sorted(server_conf({"savepoint": "/ckpt"}, state_dir="/s"))[:2]
 ['spark.driver.extraClassPath', 'spark.driver.extraJavaOptions']
->>> jdbc_url("127.0.0.1", 10000, "savepoint")
-'jdbc:hive2://127.0.0.1:10000/savepoint'
+>>> jdbc_url("127.0.0.1", 10000)
+'jdbc:hive2://127.0.0.1:10000/default'
 """
 
 from __future__ import annotations
@@ -35,23 +36,17 @@ from spark_savepoint.catalog.bridge import from_java
 from spark_savepoint.catalog.errors import PortInUse
 from spark_savepoint.sql_ext.quiet import log_options
 from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
-from spark_savepoint.sql_ext.views import sync_views
+from spark_savepoint.sql_ext.views import metadata_database, sync_views
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 
-STATE_SUFFIX = "_catalog"
 REFRESH_SECONDS = 5.0
 
 
-def state_catalog(database: str) -> str:
-    """The DSv2 catalog name behind the views of ``database``."""
-    return database + STATE_SUFFIX
-
-
-def jdbc_url(bind: str, port: int, database: str) -> str:
+def jdbc_url(bind: str, port: int, database: str = "default") -> str:
     """The JDBC URL of a database on the server."""
     return f"jdbc:hive2://{bind}:{port}/{database}"
 
@@ -59,11 +54,11 @@ def jdbc_url(bind: str, port: int, database: str) -> str:
 def server_conf(
     catalogs: Mapping[str, str], *, state_dir: str, allow_writes: bool = False
 ) -> dict[str, str]:
-    """Spark settings (fixed at start) for a server over ``catalogs`` ({database: path})."""
+    """Spark settings (fixed at start) for a server over ``catalogs`` ({name: path})."""
     state = Path(state_dir)
     conf = spark_conf()
     for database, path in catalogs.items():
-        conf.update(catalog_conf(path, state_catalog(database)))
+        conf.update(catalog_conf(path, database))
     conf.update({
         "spark.sql.extensions": f"{conf['spark.sql.extensions']},{bridge.READ_ONLY_GUARD_CLASS}",
         "spark.savepoint.readOnly": str(not allow_writes).lower(),
@@ -101,9 +96,9 @@ class ThriftServer:
     _thread: threading.Thread | None = None
 
     def sync(self) -> dict[str, list[str]]:
-        """Re-create the views of every database (new batches need none, new operators do)."""
-        for database in self.catalogs:
-            self.views[database] = sync_views(self.admin, state_catalog(database), database)
+        """Re-create the views of every catalog (new batches need none, new operators do)."""
+        for name in self.catalogs:
+            self.views[name] = sync_views(self.admin, name)
         return self.views
 
     def start_refresher(self) -> None:
@@ -152,7 +147,7 @@ def start(
     for key, value in settings.items():
         spark.conf.set(key, value)
     handle.stop_server = bridge.start_thrift_server(spark)
-    handle.url = jdbc_url(bind, port, next(iter(catalogs)))
+    handle.url = jdbc_url(bind, port)
     _warm_up(spark, handle.url)
     handle.start_refresher()
     return handle
@@ -254,8 +249,10 @@ def _quietly(stop: Any) -> None:
 
 def _announce(server: ThriftServer, allow_writes: bool) -> None:
     print(f"JDBC URL: {server.url}", flush=True)
-    for database, path in server.catalogs.items():
-        views = ", ".join(server.views.get(database, []))
-        print(f"  {database}: {path} (catalog {state_catalog(database)}); views: {views}")
+    for name, path in server.catalogs.items():
+        print(f"  catalog {name}: {path} (SELECT * FROM {name}.metadata)")
+        views = server.views.get(name, [])
+        print(f"    BI views: {metadata_database(name)}.metadata and "
+              f"{len(views) - 1} state view(s): {', '.join(views[1:])}")  # fmt: skip
     mode = "writes ALLOWED (--allow-writes)" if allow_writes else "read-only"
     print(f"  {mode}; Ctrl-C or SIGTERM stops the server", flush=True)

@@ -1,15 +1,18 @@
 """Flat views of a savepoint catalog in ``spark_catalog``, for JDBC/BI tools.
 
 JDBC metadata calls (GetSchemas/GetTables/GetColumns) list only ``spark_catalog``, never a DSv2
-catalog, so every state table ``<catalog>.<uid>.<state>`` gets a view ``<database>.<uid>_<state>``
-(``agg_0_default``, ``join_0_left_keytonumvalues``) plus ``<database>.metadata``. Struct columns
-are expanded recursively into typed columns named by their path (``window`` ->
-``window_start``, ``window_end``); arrays and maps stay as they are (JDBC renders them as JSON
-text). Names are lower case ``[a-z0-9_]``, so no client needs to quote them. Views store SQL
-only: a query reads the latest committed batch.
+catalog. So the tree ``<catalog>.<uid>.<state>`` is mirrored there: one database per uid,
+``<catalog>_<uid>``, with one view per state (``savepoint_agg_0.default``,
+``savepoint_join_0.left_keytonumvalues``), and the catalog's ``metadata`` table as
+``<catalog>_metadata.metadata``. No database is named like the catalog, so the catalog's own
+names (``savepoint.agg_0.default``) keep resolving to it. Struct columns are expanded
+recursively into typed columns named by their path (``window`` -> ``window_start``,
+``window_end``); arrays and maps stay as they are (JDBC renders them as JSON text). Names are
+lower case ``[a-z0-9_]``, so no client needs to quote them. Views store SQL only: a query reads
+the latest committed batch.
 
->>> view_name("join_0", "left-keyToNumValues")
-'join_0_left_keytonumvalues'
+>>> view_database("savepoint", "join_0"), view_name("left-keyToNumValues")
+('savepoint_join_0', 'left_keytonumvalues')
 >>> flat_columns(StructType.fromJson({"type": "struct", "fields": [{"name": "window", "type": {
 ...     "type": "struct", "fields": [{"name": "start", "type": "timestamp", "nullable": True,
 ...     "metadata": {}}], }, "nullable": True, "metadata": {}}]}))
@@ -31,9 +34,23 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 METADATA_VIEW = "metadata"
+OWNER_PROPERTY = "spark_savepoint.catalog"
+"""Database property naming the catalog whose views a database holds (only those are dropped)."""
 _UNSAFE = re.compile(r"[^a-z0-9_]")
-_VIEW_NAME_SQL = "lower(regexp_replace(concat(uid, '_', state), '[^A-Za-z0-9_]', '_'))"
-"""The same rule as :func:`view_name`, in SQL (for the metadata view's ``view_name`` column)."""
+
+
+def _safe_sql(expression: str) -> str:
+    """The rule of :func:`safe_name`, in SQL."""
+    safe = f"regexp_replace(lower({expression}), '[^a-z0-9_]', '_')"
+    return f"regexp_replace({safe}, '^([0-9]|$)', 'c_$1')"
+
+
+def _view_name_sql(catalog: str) -> str:
+    """Each metadata row's view as ``<database>.<view>``, in SQL (the metadata view's
+    ``view_name``)."""
+    prefix = catalog.replace("'", "\\'") + "_"
+    database = _safe_sql(f"concat('{prefix}', uid)")
+    return f"concat({database}, '.', {_safe_sql('state')})"
 
 
 def safe_name(name: str) -> str:
@@ -42,9 +59,19 @@ def safe_name(name: str) -> str:
     return f"c_{safe}" if not safe or safe[0].isdigit() else safe
 
 
-def view_name(uid: str, state: str) -> str:
-    """The view of state table ``<catalog>.<uid>.<state>``."""
-    return safe_name(f"{uid}_{state}")
+def view_database(catalog: str, uid: str) -> str:
+    """The database holding the views of ``<catalog>.<uid>``'s states."""
+    return safe_name(f"{catalog}_{uid}")
+
+
+def metadata_database(catalog: str) -> str:
+    """The database holding the view of ``<catalog>.metadata``."""
+    return view_database(catalog, METADATA_VIEW)
+
+
+def view_name(state: str) -> str:
+    """The view of a state table, in its uid's database."""
+    return safe_name(state)
 
 
 def _quote(name: str) -> str:
@@ -82,45 +109,76 @@ def select_sql(table: str, schema: StructType) -> str:
     return f"SELECT {items} FROM {table}"
 
 
-def view_statements(spark: SparkSession, catalog: str, database: str | None = None) -> list[str]:
-    """The ``CREATE OR REPLACE VIEW`` statements for every state table of ``catalog`` and its
-    metadata (reads metadata and schema files only: no Spark job)."""
-    database = safe_name(database or catalog)
-    target = f"spark_catalog.{_quote(database)}"  # a name like `join` is a keyword
-    metadata = spark.table(f"{catalog}.{METADATA_VIEW}")
-    statements = [
-        f"CREATE OR REPLACE VIEW {target}.{_quote(METADATA_VIEW)} AS SELECT *, "
-        f"concat('{database}.', {_VIEW_NAME_SQL}) AS view_name FROM {catalog}.{METADATA_VIEW}"
-    ]
-    for row in metadata.select("uid", "state", "table_name").collect():
-        table = f"{catalog}.{_quote(row.uid)}.{_quote(row.state)}"
+def view_statements(spark: SparkSession, catalog: str) -> dict[str, list[str]]:
+    """Per database, the ``CREATE OR REPLACE VIEW`` statements of ``catalog``'s views: its
+    metadata, then every state table (reads metadata and schema files only: no Spark job)."""
+    meta = metadata_database(catalog)
+    view_of = _view_name_sql(catalog)
+    statements = {meta: [
+        f"CREATE OR REPLACE VIEW spark_catalog.{_quote(meta)}.{_quote(METADATA_VIEW)} AS "
+        f"SELECT *, {view_of} AS view_name FROM {_quote(catalog)}.{METADATA_VIEW}"
+    ]}  # fmt: skip
+    metadata = spark.table(f"{_quote(catalog)}.{METADATA_VIEW}")
+    for row in metadata.select("uid", "state").collect():
+        table = f"{_quote(catalog)}.{_quote(row.uid)}.{_quote(row.state)}"
         select = select_sql(table, spark.table(table).schema)
-        statements.append(
-            f"CREATE OR REPLACE VIEW {target}.{_quote(view_name(row.uid, row.state))} AS {select}"
-        )
+        database = view_database(catalog, row.uid)
+        target = f"spark_catalog.{_quote(database)}.{_quote(view_name(row.state))}"
+        statements.setdefault(database, []).append(f"CREATE OR REPLACE VIEW {target} AS {select}")
     return statements
 
 
-def sync_views(spark: SparkSession, catalog: str, database: str | None = None) -> list[str]:
-    """Create or replace the views of ``catalog`` in ``spark_catalog.<database>`` (default: the
-    catalog's name) and drop views there that no longer match a state table.
+def create_database_sql(catalog: str, database: str) -> str:
+    """``CREATE DATABASE`` of a database of ``catalog``'s views, marked as its own."""
+    return (
+        f"CREATE DATABASE IF NOT EXISTS spark_catalog.{_quote(database)} COMMENT "
+        f"'spark-savepoint views of catalog {catalog}' WITH DBPROPERTIES "
+        f"('{OWNER_PROPERTY}' = '{catalog}')"
+    )
 
-    Returns the view names, ``metadata`` first.
+
+def sync_views(spark: SparkSession, catalog: str) -> list[str]:
+    """Create or replace the views of ``catalog`` (see the module's docstring); drop its views
+    that no longer match a state table, and its databases of uids that are gone.
+
+    Returns the views as ``<database>.<view>``, ``<catalog>_metadata.metadata`` first.
     """
-    database = safe_name(database or catalog)
-    statements = view_statements(spark, catalog, database)
-    spark.sql(f"CREATE DATABASE IF NOT EXISTS spark_catalog.{database}")
-    wanted = [_created_view(statement) for statement in statements]
-    existing = {row.viewName for row in spark.sql(f"SHOW VIEWS IN spark_catalog.{database}")
-                .collect() if not row.isTemporary}  # fmt: skip
-    for statement, name in zip(statements, wanted, strict=True):
-        if name not in existing or not _unchanged(
-            bridge.view_text(spark, database, name), statement
-        ):
-            spark.sql(statement)
-    for stale in existing - set(wanted):
-        spark.sql(f"DROP VIEW IF EXISTS spark_catalog.{database}.{stale}")
+    wanted: list[str] = []
+    plan = view_statements(spark, catalog)
+    for database, statements in plan.items():
+        spark.sql(create_database_sql(catalog, database))
+        names = [_created_view(statement) for statement in statements]
+        existing = _views(spark, database)
+        for statement, name in zip(statements, names, strict=True):
+            if name not in existing or not _unchanged(
+                bridge.view_text(spark, database, name), statement
+            ):
+                spark.sql(statement)
+        for stale in existing - set(names):
+            spark.sql(f"DROP VIEW IF EXISTS spark_catalog.{_quote(database)}.{_quote(stale)}")
+        wanted += [f"{database}.{name}" for name in names]
+    for database in _owned_databases(spark, catalog) - set(plan):
+        spark.sql(f"DROP DATABASE IF EXISTS spark_catalog.{_quote(database)} CASCADE")
     return wanted
+
+
+def _views(spark: SparkSession, database: str) -> set[str]:
+    rows = spark.sql(f"SHOW VIEWS IN spark_catalog.{_quote(database)}").collect()
+    return {row.viewName for row in rows if not row.isTemporary}
+
+
+def _owned_databases(spark: SparkSession, catalog: str) -> set[str]:
+    """The databases in ``spark_catalog`` that hold ``catalog``'s views."""
+    prefix = safe_name(catalog) + "_"
+    owned = set()
+    for row in spark.sql("SHOW DATABASES IN spark_catalog").collect():
+        name = row[0]
+        if (
+            name.startswith(prefix)
+            and bridge.database_property(spark, name, OWNER_PROPERTY) == catalog
+        ):
+            owned.add(name)
+    return owned
 
 
 def _created_view(statement: str) -> str:

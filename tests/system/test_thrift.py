@@ -87,7 +87,7 @@ def server(checkpoints, live, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def cursor(server: Server) -> Iterator:
     from pyhive import hive
 
-    connection = hive.connect(host="127.0.0.1", port=server.port, database="savepoint")
+    connection = hive.connect(host="127.0.0.1", port=server.port)
     yield connection.cursor()
     connection.close()
 
@@ -107,8 +107,8 @@ def _metadata(cursor, request) -> list[tuple]:
 
 @pytest.mark.slow
 def test_server_prints_url_and_views(server: Server) -> None:
-    assert server.url == f"jdbc:hive2://127.0.0.1:{server.port}/savepoint"
-    assert any("join_0_left_keytonumvalues" in line for line in server.lines)
+    assert server.url == f"jdbc:hive2://127.0.0.1:{server.port}/default"
+    assert any("join_join_0.left_keytonumvalues" in line for line in server.lines)
     assert any(line.strip().startswith("read-only") for line in server.lines)
 
 
@@ -116,17 +116,25 @@ def test_server_prints_url_and_views(server: Server) -> None:
 def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
     from TCLIService import ttypes
 
-    schemas = {row[0] for row in _metadata(cursor, ttypes.TGetSchemasReq())}
-    assert {"savepoint", "join", "live"} <= schemas
-    tables = _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint"))
-    assert {(row[2], row[3]) for row in tables} == {
-        ("agg_0_default", "VIEW"), ("metadata", "VIEW"), ("sources_offsets", "VIEW"),
-        ("sources_files", "VIEW"), ("query_batches", "VIEW"),
+    schemas = {row[0] for row in _metadata(cursor, ttypes.TGetSchemasReq())} - {"global_temp"}
+    assert schemas == {
+        "default", "savepoint_metadata", "savepoint_agg_0", "savepoint_sources",
+        "savepoint_query", "join_metadata", "join_join_0", "join_sources", "join_query",
+        "live_metadata", "live_agg_0", "live_sources", "live_query",
+    }, "no database is named like a catalog (savepoint, join, live)"  # fmt: skip
+    tables = _metadata(cursor, ttypes.TGetTablesReq(schemaName="savepoint_%"))
+    assert {(row[1], row[2], row[3]) for row in tables} == {
+        ("savepoint_agg_0", "default", "VIEW"), ("savepoint_metadata", "metadata", "VIEW"),
+        ("savepoint_sources", "offsets", "VIEW"), ("savepoint_sources", "files", "VIEW"),
+        ("savepoint_query", "batches", "VIEW"),
     }  # fmt: skip
-    join_tables = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join"))}
-    assert {"join_0_left", "join_0_right_keywithindextovalue", "metadata"} <= join_tables
+    join = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join_join_0"))}
+    assert join == {
+        "left", "right", "left_keytonumvalues", "left_keywithindextovalue",
+        "right_keytonumvalues", "right_keywithindextovalue",
+    }  # fmt: skip
     columns = _metadata(
-        cursor, ttypes.TGetColumnsReq(schemaName="savepoint", tableName="agg_0_default")
+        cursor, ttypes.TGetColumnsReq(schemaName="savepoint_agg_0", tableName="default")
     )
     assert [(row[3], row[5]) for row in columns] == [
         ("window_start", "TIMESTAMP"),
@@ -146,39 +154,57 @@ def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
     expected = sorted(
         tuple(row) for row in spark.sql(select_sql(table, spark.table(table).schema)).collect()
     )
-    cursor.execute("SELECT * FROM agg_0_default")
+    cursor.execute("SELECT * FROM savepoint_agg_0.default")
     assert [column[0] for column in cursor.description] == WINDOW_COLUMNS
     assert sorted(cursor.fetchall()) == expected
     assert {row[2] for row in expected} == {"alice", "bob", "carol"}
 
 
 @pytest.mark.slow
+def test_the_catalog_names_work_over_jdbc(cursor, spark, checkpoints) -> None:
+    """``savepoint.<uid>.<state>``, ``savepoint.`<id>`.<state>`` and ``SHOW TABLES IN
+    savepoint.<uid>`` mean over the Thrift server what they mean in PySpark."""
+    attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "thrift_names")
+    flat = "SELECT `window`.start, user, count FROM {} VERSION AS OF 1 ORDER BY 1, 2"
+    expected = [tuple(r) for r in spark.sql(flat.format("thrift_names.agg_0.default")).collect()]
+    for table in ("savepoint.agg_0.default", "savepoint.`0`.default"):
+        cursor.execute(flat.format(table))
+        assert [(str(a), b, c) for a, b, c in cursor.fetchall()] == [
+            (str(a), b, c) for a, b, c in expected
+        ]  # fmt: skip
+    cursor.execute("SHOW TABLES IN savepoint.agg_0")
+    assert [tuple(row) for row in cursor.fetchall()] == [("agg_0", "default", False)]
+    cursor.execute("SHOW NAMESPACES IN join")
+    assert ("join_0",) in cursor.fetchall()
+
+
+@pytest.mark.slow
 def test_metadata_view_over_jdbc(cursor) -> None:
-    cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint.metadata")
+    cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint_metadata.metadata")
     assert cursor.fetchall() == [
-        ("savepoint.agg_0_default", "savepoint_catalog.agg_0.default", "aggregation"),
-        ("savepoint.sources_offsets", "savepoint_catalog.sources.offsets", "operator state"),
-        ("savepoint.sources_files", "savepoint_catalog.sources.files", "operator state"),
-        ("savepoint.query_batches", "savepoint_catalog.query.batches", "operator state"),
+        ("savepoint_agg_0.default", "savepoint.agg_0.default", "aggregation"),
+        ("savepoint_sources.offsets", "savepoint.sources.offsets", "operator state"),
+        ("savepoint_sources.files", "savepoint.sources.files", "operator state"),
+        ("savepoint_query.batches", "savepoint.query.batches", "operator state"),
     ]
     cursor.execute("SELECT count(*) FROM join.metadata WHERE state_kind != 'operator state'")
     assert cursor.fetchall() == [(6,)]
-    cursor.execute("SELECT source, `offset` FROM savepoint.sources_offsets")
+    cursor.execute("SELECT source, `offset` FROM savepoint_sources.offsets")
     assert cursor.fetchall() == [("file", 1)]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("statement", [
     "CREATE TABLE t (a INT)",
-    "DROP VIEW savepoint.metadata",
-    "INSERT INTO savepoint_catalog.agg_0.default SELECT * FROM savepoint_catalog.agg_0.default",
+    "DROP VIEW savepoint_metadata.metadata",
+    "INSERT INTO savepoint.agg_0.default SELECT * FROM savepoint.agg_0.default",
     "CREATE TEMPORARY VIEW v AS SELECT 1",
     "SET spark.savepoint.readOnly=false",
-    "CALL savepoint_catalog.system.take_savepoint('/tmp/never-written')",
-    "UPDATE savepoint_catalog.agg_0.default SET count = 1",
-    "UPDATE savepoint_catalog.sources.offsets SET offset = 0",
-    "UPDATE savepoint_catalog.query.batches SET watermark_ms = 1",
-    "DELETE FROM savepoint_catalog.sources.files",
+    "CALL savepoint.system.take_savepoint('/tmp/never-written')",
+    "UPDATE savepoint.agg_0.default SET count = 1",
+    "UPDATE savepoint.sources.offsets SET offset = 0",
+    "UPDATE savepoint.query.batches SET watermark_ms = 1",
+    "DELETE FROM savepoint.sources.files",
 ])  # fmt: skip
 def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     from pyhive.exc import OperationalError
@@ -189,22 +215,27 @@ def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     assert "[SAVEPOINT_READ_ONLY]" in message and "--allow-writes" in message
     cursor.execute("SELECT count(*) FROM savepoint.metadata")
     assert cursor.fetchall() == [(4,)]
+    cursor.execute("SELECT count(*) FROM savepoint_metadata.metadata")
+    assert cursor.fetchall() == [(4,)]
 
 
 @pytest.mark.slow
 def test_views_read_new_batches(cursor, live, spark) -> None:
-    cursor.execute("SELECT user FROM live.agg_0_default")
+    cursor.execute("SELECT user FROM live_agg_0.default")
     before = {row[0] for row in cursor.fetchall()}
     live.add_input(restart_rows("agg"))
     live.run(spark)
-    cursor.execute("SELECT user FROM live.agg_0_default")
+    cursor.execute("SELECT user FROM live_agg_0.default")
     assert {row[0] for row in cursor.fetchall()} == before | {"dave"}
 
 
 @pytest.mark.slow
 def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> None:
     script = tmp_path / "q.sql"
-    script.write_text("!tables\nSELECT user, count FROM agg_0_default ORDER BY user;\n")
+    script.write_text(
+        "!tables\nSELECT user, count FROM savepoint_agg_0.default ORDER BY user;\n"
+        "SELECT concat('catalog:', user), count FROM savepoint.agg_0.default ORDER BY user;\n"
+    )
     beeline = pyspark_jars().parent / "bin" / "beeline"
     env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
     result = subprocess.run(
@@ -212,8 +243,9 @@ def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "agg_0_default" in result.stdout and "join_0_left" in result.stdout
+    assert "savepoint_agg_0" in result.stdout and "join_join_0" in result.stdout
     assert "alice,2" in result.stdout.splitlines()
+    assert "catalog:alice,2" in result.stdout.splitlines()
 
 
 @pytest.mark.slow
@@ -239,16 +271,16 @@ def test_savepoint_procedures_with_writes_allowed(writable, spark) -> None:
     from pyhive import hive
 
     server, root = writable
-    connection = hive.connect(host="127.0.0.1", port=server.port, database="w")
+    connection = hive.connect(host="127.0.0.1", port=server.port)
     cursor = connection.cursor()
     try:
-        cursor.execute(f"CALL w_catalog.system.take_savepoint('{root / 'sps' / 'one'}')")
+        cursor.execute(f"CALL w.system.take_savepoint('{root / 'sps' / 'one'}')")
         [(message,)] = cursor.fetchall()
         assert json.loads(message)["operators"][0]["uid"] == "agg_0"
         cursor.execute(f"SELECT batch_id, operators, rows FROM savepoint_list('{root / 'sps'}')")
         assert cursor.fetchall() == [(1, "agg_0", 3)]
         restored = root / "restored"
-        cursor.execute(f"CALL w_catalog.system.restore_savepoint('{restored}', 8)")
+        cursor.execute(f"CALL w.system.restore_savepoint('{restored}', 8)")
         [(message,)] = cursor.fetchall()
         assert message.startswith("Restored batch 1") and "8 partition(s)" in message
     finally:
@@ -268,16 +300,35 @@ def test_source_positions_set_over_thrift_with_writes_allowed(writable, spark) -
     server, root = writable
     checkpoint = root / "agg" / "checkpoint"
     before = last_batch(checkpoint)
-    connection = hive.connect(host="127.0.0.1", port=server.port, database="w")
+    connection = hive.connect(host="127.0.0.1", port=server.port)
     cursor = connection.cursor()
     try:
-        cursor.execute("SELECT offset FROM w_catalog.sources.offsets")
+        cursor.execute("SELECT offset FROM w.sources.offsets")
         [(offset,)] = cursor.fetchall()
-        cursor.execute("UPDATE w_catalog.sources.offsets SET offset = offset - 1")
-        cursor.execute("SELECT source, offset FROM w_catalog.sources.offsets")
+        cursor.execute("UPDATE w.sources.offsets SET offset = offset - 1")
+        cursor.execute("SELECT source, offset FROM w.sources.offsets")
         assert cursor.fetchall() == [("file", offset - 1)]
     finally:
         connection.close()
     assert last_batch(checkpoint) == before + 2, "a file source rewind: two batches"
     attach(spark, str(checkpoint), "thrift_rewound")
     assert spark.table("thrift_rewound.sources.offsets").first().offset == offset - 1
+
+
+@pytest.mark.slow
+def test_writes_by_the_catalog_name_with_writes_allowed(writable) -> None:
+    """With --allow-writes, INSERT and DELETE through PyHive name the table as PySpark does;
+    the BI view shows the result at once."""
+    from pyhive import hive
+
+    server, _ = writable
+    connection = hive.connect(host="127.0.0.1", port=server.port)
+    cursor = connection.cursor()
+    try:
+        cursor.execute("INSERT INTO w.agg_0.default VALUES ('zed', 5, 50)")
+        cursor.execute("DELETE FROM w.agg_0.default WHERE user = 'bob'")
+        cursor.execute("SELECT user, count, sum FROM w_agg_0.default ORDER BY user")
+        users = cursor.fetchall()
+    finally:
+        connection.close()
+    assert ("zed", 5, 50) in users and "bob" not in {row[0] for row in users}

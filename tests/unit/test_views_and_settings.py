@@ -4,13 +4,23 @@ from __future__ import annotations
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext.cli import build_parser
-from spark_savepoint.sql_ext.thrift import server_conf, state_catalog
-from spark_savepoint.sql_ext.views import flat_columns, select_sql, view_name
+from spark_savepoint.sql_ext.thrift import server_conf
+from spark_savepoint.sql_ext.views import (
+    flat_columns,
+    metadata_database,
+    select_sql,
+    view_database,
+    view_name,
+)
 
 
 def test_view_names_need_no_quoting() -> None:
-    assert view_name("join_0", "left_keyToNumValues") == "join_0_left_keytonumvalues"
-    assert view_name("agg_0", "a-b c") == "agg_0_a_b_c"
+    assert view_name("left_keyToNumValues") == "left_keytonumvalues"
+    assert view_name("a-b c") == "a_b_c"
+    assert view_name("0") == "c_0"
+    assert view_database("savepoint", "join_0") == "savepoint_join_0"
+    assert view_database("Orders", "0") == "orders_0"
+    assert metadata_database("savepoint") == "savepoint_metadata"
 
 
 def test_structs_flatten_by_path() -> None:
@@ -44,7 +54,7 @@ def test_server_is_read_only_unless_asked() -> None:
         bridge.EXTENSIONS_CLASS,
         bridge.READ_ONLY_GUARD_CLASS,
     ]
-    assert conf[f"spark.sql.catalog.{state_catalog('savepoint')}.path"] == "/ckpt"
+    assert conf["spark.sql.catalog.savepoint.path"] == "/ckpt"
     writable = server_conf({"savepoint": "/ckpt"}, state_dir="/s", allow_writes=True)
     assert writable["spark.savepoint.readOnly"] == "false"
 
