@@ -6,8 +6,9 @@ metadata lists ``spark_catalog`` only), the catalog's tree is mirrored by flat v
 :mod:`sql_ext.views`): database ``NAME_<uid>`` with a view per state, and
 ``NAME_metadata.metadata``; a background thread keeps them in sync.
 
-The server runs in-process (``HiveThriftServer2.startWithContext``) in one shared Spark session
-(``spark.sql.hive.thriftServer.singleSession=true``). Read-only by default: the
+The server runs in-process (``HiveThriftServer2.startWithContext``); each JDBC connection gets
+a session of its own (its ``USE`` and ``SET`` stay its own), and all share the views and the
+catalogs. Read-only by default: the
 ``ReadOnlyGuard`` extension refuses writes and DDL from clients; the view refresher uses its own
 exempt session.
 
@@ -62,7 +63,6 @@ def server_conf(
     conf.update({
         "spark.sql.extensions": f"{conf['spark.sql.extensions']},{bridge.READ_ONLY_GUARD_CLASS}",
         "spark.savepoint.readOnly": str(not allow_writes).lower(),
-        "spark.sql.hive.thriftServer.singleSession": "true",
         "spark.sql.warehouse.dir": str(state / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
     })  # fmt: skip

@@ -179,6 +179,27 @@ def test_the_catalog_names_work_over_jdbc(cursor, spark, checkpoints) -> None:
 
 
 @pytest.mark.slow
+def test_a_connection_into_the_catalog_keeps_to_itself(server: Server, cursor) -> None:
+    """A JDBC URL ending in a catalog's name makes that catalog current for that connection
+    only: other connections still start in ``default``."""
+    from pyhive import hive
+
+    into = hive.connect(host="127.0.0.1", port=server.port, database="savepoint")
+    try:
+        inside = into.cursor()
+        inside.execute("SELECT current_catalog()")
+        assert inside.fetchall() == [("savepoint",)]
+        inside.execute("SELECT user FROM agg_0.default ORDER BY user")
+        assert inside.fetchall() == [("alice",), ("bob",), ("carol",)]
+        cursor.execute("SELECT current_catalog(), current_database()")
+        assert cursor.fetchall() == [("spark_catalog", "default")]
+        cursor.execute("SELECT count(*) FROM savepoint_agg_0.default")
+        assert cursor.fetchall() == [(3,)]
+    finally:
+        into.close()
+
+
+@pytest.mark.slow
 def test_metadata_view_over_jdbc(cursor) -> None:
     cursor.execute("SELECT view_name, table_name, state_kind FROM savepoint_metadata.metadata")
     assert cursor.fetchall() == [
