@@ -20,22 +20,19 @@ exempt session.
 
 from __future__ import annotations
 
-import errno
 import logging
 import shutil
-import signal
-import socket
 import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.bridge import from_java
-from spark_savepoint.catalog.errors import PortInUse
 from spark_savepoint.sql_ext.quiet import log_options
+from spark_savepoint.sql_ext.servers import check_port, quietly, stop_on_signals, wait_until_stopped
 from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
 from spark_savepoint.sql_ext.views import metadata_database, sync_views
 
@@ -184,20 +181,6 @@ def create_session(
     return builder.getOrCreate()
 
 
-def check_port(bind: str, port: int) -> None:
-    """Fail in one line, before Spark starts, when ``bind:port`` is taken."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((bind, port))
-        except OSError as error:
-            if error.errno != errno.EADDRINUSE:
-                raise
-            raise PortInUse(
-                f"Port {port} on {bind} is already in use by another process: stop it, or "
-                f"start the Thrift server on a free port with --port (e.g. --port {port + 1})."
-            ) from None
-
-
 def serve(
     catalogs: Mapping[str, str],
     *,
@@ -212,11 +195,9 @@ def serve(
 ) -> int:
     """Run a server until SIGINT/SIGTERM; prints the JDBC URL once it accepts connections.
     Spark logs only errors unless ``verbose``; the server's files go to a removed folder."""
-    check_port(bind, port)
+    check_port(bind, port, "the Thrift server")
     state_dir = tempfile.mkdtemp(prefix="spark-savepoint-thrift-")
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+    stop = stop_on_signals()
     java = [
         f"-Dderby.stream.error.file={Path(state_dir) / 'derby.log'}",
         *log_options(Path(state_dir), verbose=verbose),
@@ -225,26 +206,18 @@ def serve(
              "spark.ui.showConsoleProgress": str(verbose).lower()}  # fmt: skip
     spark = create_session(catalogs, state_dir=state_dir, allow_writes=allow_writes,
                            master=master, conf={**quiet, **(conf or {})})  # fmt: skip
+    stop_on_signals(stop)  # again: the SparkContext replaced the SIGINT handler
     try:
         server = start(spark, catalogs, port=port, bind=bind, state_dir=state_dir,
                        hiveconf=hiveconf, refresh_seconds=refresh_seconds)  # fmt: skip
         _announce(server, allow_writes)
-        while not stop.wait(1.0):
-            pass
+        wait_until_stopped(stop)
         print("spark-savepoint: stopping the Thrift server", flush=True)
-        _quietly(server.stop)
+        quietly(server.stop)
     finally:
-        _quietly(spark.stop)
+        quietly(spark.stop)
         shutil.rmtree(state_dir, ignore_errors=True)
     return 0
-
-
-def _quietly(stop: Any) -> None:
-    """Run a stop function; a JVM already ended by the same signal (process group) is fine."""
-    try:
-        stop()
-    except Exception as error:
-        log.info("while stopping: %s", str(error).splitlines()[0])
 
 
 def _announce(server: ThriftServer, allow_writes: bool) -> None:
