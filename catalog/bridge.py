@@ -19,7 +19,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from spark_savepoint.catalog.errors import JvmPieceMissing, SavepointError, from_message
+from spark_savepoint.catalog.errors import (
+    ConnectUnsupported,
+    JvmPieceMissing,
+    SavepointError,
+    from_message,
+)
 from spark_savepoint.catalog.jar import jar_path
 
 if TYPE_CHECKING:
@@ -82,11 +87,29 @@ def from_java(error: BaseException) -> BaseException:
     return savepoint_error(error) or error
 
 
+def is_remote(spark: Any) -> bool:
+    """Whether ``spark`` is a Spark Connect session (``SparkSession.builder.remote(...)``):
+    its driver's JVM runs elsewhere, so only SQL and DataFrames reach it, never this module."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def _no_jvm_here() -> ConnectUnsupported:
+    return ConnectUnsupported(
+        "this needs the Spark driver's JVM, which a Spark Connect session does not reach: use "
+        "its SQL form, or run it in a local session (spark_savepoint.session()) or where the "
+        "Connect server runs (see the README, 'From Spark Connect')."
+    )
+
+
 def _jvm(spark: SparkSession) -> Any:
+    if is_remote(spark):
+        raise _no_jvm_here()
     return spark._jvm  # type: ignore[attr-defined]
 
 
 def _jsession(spark: SparkSession) -> Any:
+    if is_remote(spark):
+        raise _no_jvm_here()
     return spark._jsparkSession  # type: ignore[attr-defined]
 
 
@@ -290,6 +313,17 @@ def start_thrift_server(spark: SparkSession) -> Callable[[], None]:
     return server.stop  # type: ignore[no-any-return]
 
 
+def start_connect_server(spark: SparkSession) -> Callable[[], None]:
+    """Start Spark's Connect service (gRPC) inside ``spark``'s driver, on the address and port
+    of the application's ``spark.connect.grpc.binding.*`` settings; returns the function that
+    stops it."""
+    jvm = _jvm(spark)
+    service = jvm.org.apache.spark.sql.connect.service.SparkConnectService
+    service.start(_jsession(spark).sparkContext())
+    none = jvm.scala.Option.empty()
+    return lambda: service.stop(none, none)
+
+
 def jdbc_round_trip(spark: SparkSession, url: str) -> None:
     """Open a JDBC connection to ``url`` from the driver and list its schemas."""
     jvm = _jvm(spark)
@@ -306,6 +340,8 @@ def arm_crash_point(spark: SparkSession, point: str) -> None:
     crash tests only (points: claimed, planned, state, state-committed, committed,
     rolled-back-state)."""
     _jvm(spark).java.lang.System.setProperty(CRASH_POINT_PROPERTY, point)
+
+
 def database_property(spark: SparkSession, database: str, key: str) -> str | None:
     """Property ``key`` of database ``spark_catalog.<database>``, None when unset or gone."""
     try:
@@ -314,8 +350,6 @@ def database_property(spark: SparkSession, database: str, key: str) -> str | Non
         return None
     value = meta.properties().get(key)
     return str(value.get()) if value.isDefined() else None
-
-
 
 
 def driver_process(spark: SparkSession) -> tuple[str, int]:

@@ -287,9 +287,15 @@ class JvmPieceMissing(SavepointError):
 
 
 class PortInUse(SavepointError):
-    """The Thrift server's port is taken by another process."""
+    """The port of a server (Thrift, Spark Connect) is taken by another process."""
 
     error_class = "SAVEPOINT_PORT_IN_USE"
+
+
+class ConnectUnsupported(SavepointError):
+    """A function that needs the Spark driver's JVM, called with a Spark Connect session."""
+
+    error_class = "SAVEPOINT_CONNECT_UNSUPPORTED"
 
 
 def _subclasses(cls: type[SavepointError]) -> list[type[SavepointError]]:

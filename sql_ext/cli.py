@@ -5,6 +5,7 @@
     spark-savepoint sql <path> (-e SQL | -f FILE) --atomic [--dry-run]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
+    spark-savepoint connect <path>... [--port 15002] [--bind 127.0.0.1] [--read-only]
     spark-savepoint create <target> --like <checkpoint>
     spark-savepoint recover <path> [--force]
     spark-savepoint offsets <path> [--batch N]
@@ -317,6 +318,40 @@ def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.Argument
     thrift.set_defaults(run=_thriftserver)
 
 
+def _connect(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.connect import serve
+
+    check_local(args.paths, args.catalog)
+    return serve(
+        _parse_catalogs(args.paths, args.catalog), port=args.port, bind=args.bind,
+        read_only=args.read_only, master=args.master, conf=_pairs(args.conf, "--conf"),
+        verbose=args.verbose,
+    )  # fmt: skip
+
+
+def _add_connect(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    connect = sub.add_parser(
+        "connect", parents=[common],
+        help="a Spark Connect server with the checkpoints as catalogs, for PySpark clients "
+        "(SparkSession.builder.remote)",
+    )  # fmt: skip
+    connect.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder, or NAME=PATH")
+    connect.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
+    connect.add_argument("--port", type=int, default=15002, help="port (%(default)s)")
+    connect.add_argument("--bind", default="127.0.0.1", help="address to listen on (%(default)s)")
+    connect.add_argument(
+        "--read-only", action="store_true",
+        help="refuse writes, CALL and DDL from clients (default: clients write, as a local "
+        "session does)",
+    )  # fmt: skip
+    connect.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    connect.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE",
+        help="Spark setting (repeatable)",
+    )  # fmt: skip
+    connect.set_defaults(run=_connect)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spark-savepoint",
@@ -395,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_savepoint(sub, common)
     add_upgrade(sub, common)
     _add_thriftserver(sub, common)
+    _add_connect(sub, common)
     return parser
 
 

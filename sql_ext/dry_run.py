@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments
+from spark_savepoint.sql_ext.connect_client import local_only
 from spark_savepoint.sql_ext.statements import (
     WRITES,
     one_write,
@@ -54,6 +55,7 @@ class DryRun:
         return self.added + self.changed + self.removed == 0
 
 
+@local_only("run `spark-savepoint sql PATH -e SQL --dry-run` on the server.")
 def dry_run(spark: SparkSession, statement: str) -> DryRun:
     """Run ``statement`` (INSERT, INSERT OVERWRITE, DELETE, UPDATE or MERGE INTO on a
     ``savepoint.<uid>.<state>`` table) as a dry run: the write's own checks run (keys, types,

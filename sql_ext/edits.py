@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -39,12 +40,14 @@ class EditReport:
         return self.batch_id is not None
 
 
+@local_only("read <catalog>.query.batches for the batches edits committed.")
 def last_edit(spark: SparkSession) -> EditReport | None:
     """The last edit this driver made (any session), or None before the first."""
     report = bridge.last_edit(spark)
     return None if report is None else EditReport(**report)
 
 
+@local_only("run `spark-savepoint recover PATH` where the checkpoint is.")
 def recover(spark: SparkSession, path: str, force: bool = False) -> str:
     """Complete the batch an interrupted edit left planned but uncommitted in checkpoint
     ``path``, without the edit (as the restarted query would); returns one line saying what it

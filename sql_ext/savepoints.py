@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext import connect_client
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -63,7 +64,7 @@ def take_savepoint(
     edit the savepoint; by default it is immutable. Only committed files are read: the query may
     keep running. Raises ``SavepointError`` (``TargetNotEmpty``, ``NoSuchBatch``, ...).
     """
-    text = bridge.take_savepoint(
+    text = _calls(spark).take_savepoint(
         spark, checkpoint, target, -1 if batch is None else int(batch), _items(uids), writable
     )
     return json.loads(text)
@@ -88,20 +89,27 @@ def restore_savepoint(
     savepoint's checksums are verified first. Raises ``SavepointError``
     (``RestoreUnsupported``, ``ChecksumMismatch``, ``BadArguments``, ...).
     """
-    return bridge.restore_savepoint(
+    return _calls(spark).restore_savepoint(
         spark, savepoint, target, int(partitions or 0), provider, _items(uids), list(drop)
     )
 
 
 def list_savepoints(spark: SparkSession, folder: str) -> list[SavepointInfo]:
     """The savepoints in ``folder`` (itself, or its subfolders), sorted by path."""
+    if connect_client.is_remote(spark):
+        return [SavepointInfo(**row) for row in connect_client.list_savepoints(spark, folder)]
     return [SavepointInfo(**row) for row in json.loads(bridge.list_savepoints(spark, folder))]
 
 
 def dispose_savepoint(spark: SparkSession, path: str) -> str:
     """Remove the savepoint at ``path``: exactly the files its manifest lists (files it does not
     list are kept and reported); returns a one-line summary."""
-    return bridge.dispose_savepoint(spark, path)
+    return _calls(spark).dispose_savepoint(spark, path)
+
+
+def _calls(spark: SparkSession) -> Any:
+    """Where the actions run: the JVM bridge, or over Spark Connect the catalog's procedures."""
+    return connect_client if connect_client.is_remote(spark) else bridge
 
 
 def _items(uids: Uids) -> list[str]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.jar import jar_path
+from spark_savepoint.sql_ext import connect_client
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -65,6 +66,8 @@ def session(
     """
     from pyspark.sql import SparkSession
 
+    if connect_client.remote_wanted():  # a Spark Connect session (SPARK_REMOTE)
+        return connect_client.session(path, catalog, master, like, conf)
     active = SparkSession.getActiveSession()
     if active is not None:
         if path is not None:
@@ -125,6 +128,8 @@ def attach(
     >>> attach(spark, "/data/ckpt", sink="/data/out")  # doctest: +SKIP
     >>> spark.table("savepoint.sources.offsets").show()  # doctest: +SKIP
     """
+    if connect_client.is_remote(spark):
+        return connect_client.attach(spark, path, catalog, like, writable, sink, query, output_mode)
     _load_jar(spark)
     bridge.check_checkpoint(spark, path, like)
     for key, value in catalog_conf(path, catalog).items():

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments, TransactionEnded
+from spark_savepoint.sql_ext.connect_client import local_only
 from spark_savepoint.sql_ext.dry_run import DryRun
 from spark_savepoint.sql_ext.edits import EditReport
 from spark_savepoint.sql_ext.statements import WRITES, one_write, parse_script, setting
@@ -85,6 +86,7 @@ class Transaction:
             )
 
 
+@local_only("run `spark-savepoint sql PATH -f FILE --atomic` on the server.")
 @contextmanager
 def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]:
     """A transaction of edits on one checkpoint, committed as one batch when the block ends

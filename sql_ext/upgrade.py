@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments
+from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -92,6 +93,7 @@ def _what(op: OperatorUpgrade) -> str:
     }.get(op.action, "")
 
 
+@local_only("run `spark-savepoint upgrade check PATH --query MODULE:FUNCTION`.")
 def upgrade_check(
     spark: SparkSession,
     checkpoint: str,
@@ -109,6 +111,7 @@ def upgrade_check(
     return UpgradeReport(operators=operators, **values)
 
 
+@local_only("run `spark-savepoint upgrade apply PATH TARGET --query MODULE:FUNCTION`.")
 def upgrade_apply(
     spark: SparkSession,
     checkpoint: str,

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 VERSIONS = ("3.5.9", "4.0.5", "4.1.4", "4.2.1", "4.3.0")
@@ -52,14 +53,21 @@ def python_for(version: str) -> Path:
     """The interpreter of the virtualenv with pyspark ``version``, created if not complete."""
     wanted = requirements(version)
     folder = cache_dir() / f"pyspark-{version}"
+    return cached_python(folder, wanted, lambda: _create(folder, version, wanted))
+
+
+def cached_python(folder: Path, wanted: list[str], create: Callable[[], None]) -> Path:
+    """The interpreter of the virtualenv ``folder``, made by ``create`` (which ends with
+    :func:`mark_complete`) unless its marker already names ``wanted``; a lock file beside it
+    makes two processes asking at once create it once."""
     python = folder / "bin" / "python"
     if _complete(folder, wanted):
         return python
     folder.parent.mkdir(parents=True, exist_ok=True)
-    with open(folder.parent / f"pyspark-{version}.lock", "w") as lock:
+    with open(folder.parent / f"{folder.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits here, then finds it complete
         if not _complete(folder, wanted):
-            _create(folder, version, wanted)
+            create()
     return python
 
 
@@ -76,10 +84,7 @@ def _create(folder: Path, version: str, wanted: list[str]) -> None:
     started = time.monotonic()
     hint = "about 30 s with a warm pip cache, a few minutes without"
     print(f"creating virtualenv for pyspark {version} ({hint}) in {folder}", file=sys.stderr)
-    shutil.rmtree(folder, ignore_errors=True)
-    base = getattr(sys, "_base_executable", sys.executable)
-    subprocess.run([base, "-m", "venv", str(folder)], check=True)
-    python = str(folder / "bin" / "python")
+    python = new_venv(folder)
     print(f"  pip install {' '.join(wanted)}", file=sys.stderr)
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, *wanted], check=True)
@@ -87,12 +92,24 @@ def _create(folder: Path, version: str, wanted: list[str]) -> None:
     found = subprocess.run([python, "-c", check], check=True, capture_output=True, text=True)
     if found.stdout.strip() != version:
         raise RuntimeError(f"{folder} has pyspark {found.stdout.strip()}, not {version}")
-    marker = folder / _MARKER
-    tmp = folder / f"{_MARKER}.tmp"
-    tmp.write_text(json.dumps({"requirements": wanted}, indent=1) + "\n")
-    tmp.rename(marker)
+    mark_complete(folder, wanted)
     elapsed = time.monotonic() - started
     print(f"virtualenv for pyspark {version} ready in {elapsed:.0f} s", file=sys.stderr)
+
+
+def new_venv(folder: Path) -> str:
+    """An empty virtualenv in ``folder`` (anything there before is removed); its interpreter."""
+    shutil.rmtree(folder, ignore_errors=True)
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(folder)], check=True)
+    return str(folder / "bin" / "python")
+
+
+def mark_complete(folder: Path, wanted: list[str]) -> None:
+    """Write the marker that makes ``folder`` count as a complete virtualenv of ``wanted``."""
+    tmp = folder / f"{_MARKER}.tmp"
+    tmp.write_text(json.dumps({"requirements": wanted}, indent=1) + "\n")
+    tmp.rename(folder / _MARKER)
 
 
 def main(argv: list[str]) -> int:

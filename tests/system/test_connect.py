@@ -1,0 +1,119 @@
+"""``spark-savepoint connect`` with the real Spark Connect client: ``pyspark-client`` 4.2 in its
+own virtualenv (no JVM, no py4j) runs the Python API against the 4.3 server in a subprocess; the
+edits it makes are checked by restarting the real streaming query on the checkpoint."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from spark_savepoint.sql_ext.cli import main
+from tests.support import REPO_ROOT
+from tests.support.connect_venv import CLIENT_VERSION, client_python
+from tests.support.server_process import ServerProcess
+from tests.support.streaming_queries import StreamingQuery, restart_rows
+
+BOB_AGAIN = {"event_id": 7, "user": "bob", "item": "pear", "amount": 5, "ts": "2024-01-01 10:09:00"}
+
+
+@pytest.fixture(scope="module")
+def served(checkpoints, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """A Connect server on a private copy of the agg/hdfs checkpoint (catalog ``savepoint``),
+    and a copy of dedup/rocksdb for the client to attach."""
+    root = tmp_path_factory.mktemp("connect")
+    agg = checkpoints[("agg", "hdfs")].copy(root / "agg")
+    dedup = checkpoints[("dedup", "rocksdb")].copy(root / "dedup")
+    python = client_python()  # created once, cached (about 30 s the first time)
+    server = ServerProcess(["connect", str(agg.checkpoint), "--master", "local[1]",
+                            "--conf", "spark.sql.shuffle.partitions=4"],
+                           root / "server.log")  # fmt: skip
+    yield {"server": server, "agg": agg, "dedup": dedup, "root": root, "python": python}
+    server.stop()
+
+
+def _run_client(served: dict) -> dict:
+    root: Path = served["root"]
+    args = {
+        "url": served["server"].line("Spark Connect URL: "),
+        "agg": str(served["agg"].checkpoint),
+        "dedup": str(served["dedup"].checkpoint),
+        "savepoints": str(root / "savepoints"),
+        "missing": str(root / "nowhere"),
+    }
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_HOME")}
+    script = REPO_ROOT / "tests" / "support" / "connect_client.py"
+    result = subprocess.run([str(served["python"]), str(script), json.dumps(args)], cwd=root,
+                            env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark) -> None:
+    server: ServerProcess = served["server"]
+    assert server.line("Spark Connect URL: ") == f"sc://127.0.0.1:{server.port}"
+    assert any(line.strip().startswith("writes allowed") for line in server.lines)
+    out = _run_client(served)
+
+    assert (out["pyspark"], out["session"]) == (CLIENT_VERSION, "pyspark.sql.connect.session")
+    assert out["jvm_modules"] == []  # spark_savepoint imported without py4j
+    # reads, metadata, edits by SQL and by the DataFrame writer, time travel
+    assert out["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+    assert out["metadata"] == [["agg_0", "default", 1]]
+    assert out["after"] == [["alice", 100, 1000], ["carol", 1, 3], ["dave", 10, 100]]
+    assert out["version_1"] == out["before"]
+    assert out["batches"] == [0, 1, 2, 3, 4]  # each edit one batch
+    # the Python API from the client: attach, session, savepoints, table functions, UDTFs
+    assert out["dedup"] == [1, 2, 3, 4]
+    assert out["session_is_active"] is True
+    assert out["savepoint_metadata"] == [["agg_0", "default"]]
+    assert out["savepoint_state"] == [["alice", 2], ["bob", 2], ["carol", 1]]
+    assert out["taken"] == [4, 3] and out["listed"] == [[4, 3]] and out["savepoint_list"] == [[4]]
+    assert out["bootstrap"] == [["a", 2, 3], ["b", 1, 5]]
+    # errors: the server's come back as our one-line classes, the client's say what to use
+    errors = out["errors"]
+    assert errors["raw_condition"].startswith(
+        "AnalysisException [SAVEPOINT_NO_SUCH_STATE] No state 'nope' in operator agg_0"
+    )
+    assert errors["typed"]["type"] == "NoSuchState"
+    assert errors["typed"]["text"] == errors["raw_condition"][len("AnalysisException ") :]
+    assert errors["attach_missing"]["type"] == "NoSuchCheckpoint"
+    assert "nowhere' does not exist" in errors["attach_missing"]["text"]
+    for name, hint in (("last_edit", "query.batches"), ("create_savepoint", "like=checkpoint")):
+        refused = errors[name]
+        assert refused["class"] == "SAVEPOINT_CONNECT_UNSUPPORTED", refused
+        assert f"{name}() needs the Spark driver's JVM" in refused["text"], refused
+        assert hint in refused["text"] and "\n" not in refused["text"]
+
+    # the decisive check: the real query restarted on the edited checkpoint
+    assert server.stop() == 0, server.log.read_text()[-3000:]
+    assert "spark-savepoint: stopping the Connect server" in server.lines
+    query: StreamingQuery = served["agg"]
+    query.add_input([*restart_rows("agg"), BOB_AGAIN])
+    assert query.run(spark) == [
+        {"user": "alice", "cnt": 102, "total": 1008},  # from the upsert 100/1000
+        {"user": "bob", "cnt": 1, "total": 5},  # deleted: starts over
+        {"user": "dave", "cnt": 11, "total": 108},  # appended by the DataFrame writer
+    ]
+
+
+def test_connect_port_in_use_is_one_line(capsys, tmp_path: Path) -> None:
+    for log in ("offsets", "commits"):
+        (tmp_path / log).mkdir()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["connect", str(tmp_path), "--port", str(port)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"spark-savepoint: [SAVEPOINT_PORT_IN_USE] Port {port} on 127.0.0.1 is already in use by "
+        f"another process: stop it, or start the Connect server on a free port with --port "
+        f"(e.g. --port {port + 1})."
+    ]
