@@ -137,6 +137,7 @@ def _in_process(args: argparse.Namespace) -> int:
     """``sql --dry-run`` (each write planned, nothing written) and ``sql --atomic`` (all writes
     as one batch, or with --dry-run planned as one), run in a local session."""
     from spark_savepoint.sql_ext.dry_run import dry_run_script
+    from spark_savepoint.sql_ext.progress import job_progress
     from spark_savepoint.sql_ext.session import attach
     from spark_savepoint.sql_ext.statements import split_statements
     from spark_savepoint.sql_ext.transaction import run_script
@@ -153,9 +154,10 @@ def _in_process(args: argparse.Namespace) -> int:
             attach(spark, path, name, sink=args.sink if name == args.catalog else None)
         if args.force:
             spark.conf.set("spark.savepoint.write.force", "true")
-        if args.atomic:
-            return run_script(spark, script, dry_run=args.dry_run)
-        return dry_run_script(spark, script)
+        with job_progress(spark, "sql"):
+            if args.atomic:
+                return run_script(spark, script, dry_run=args.dry_run)
+            return dry_run_script(spark, script)
 
     return in_local_session(args, run)
 

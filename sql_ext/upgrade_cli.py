@@ -64,13 +64,18 @@ def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 def _apply(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.cli import check_local, in_local_session
+    from spark_savepoint.sql_ext.progress import job_progress
     from spark_savepoint.sql_ext.upgrade import load_query, upgrade_apply
 
     check_local([args.checkpoint])
     build = load_query(args.query)
-    return in_local_session(args, lambda spark: upgrade_apply(
-        spark, args.checkpoint, args.target, build(spark), args.output_mode, args.map,
-        args.allow_drop))  # fmt: skip
+
+    def run(spark: SparkSession) -> str:
+        with job_progress(spark, "upgrade"):
+            return upgrade_apply(spark, args.checkpoint, args.target, build(spark),
+                                 args.output_mode, args.map, args.allow_drop)  # fmt: skip
+
+    return in_local_session(args, run)
 
 
 def _check(args: argparse.Namespace) -> int:
