@@ -21,6 +21,7 @@ from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
 from spark_savepoint.sql_ext.dry_run import DryRun, dry_run  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
+from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
     SavepointInfo,
     dispose_savepoint,
@@ -45,6 +46,7 @@ from spark_savepoint.udfs import (  # noqa: E402
 __all__ = [
     "DryRun",
     "EditReport",
+    "Inspection",
     "SavepointError",
     "SavepointInfo",
     "Transaction",
@@ -57,6 +59,7 @@ __all__ = [
     "dry_run",
     "edit",
     "group_state_bootstrap",
+    "inspect_checkpoint",
     "last_edit",
     "list_savepoints",
     "recover",

@@ -9,6 +9,7 @@
     spark-savepoint create <target> --like <checkpoint>
     spark-savepoint recover <path> [--force]
     spark-savepoint offsets <path> [--batch N]
+    spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
 
 Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
 it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only
@@ -30,6 +31,7 @@ from urllib.parse import urlparse
 from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.sql_ext.inspect_cli import add_inspect
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
@@ -431,6 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_offsets(sub, common)
     add_savepoint(sub, common)
     add_upgrade(sub, common)
+    add_inspect(sub, common)
     _add_thriftserver(sub, common)
     _add_connect(sub, common)
     return parser
