@@ -306,6 +306,16 @@ def view_text(spark: SparkSession, database: str, name: str) -> str | None:
     return str(text.get()) if text.isDefined() else None
 
 
+def database_property(spark: SparkSession, database: str, key: str) -> str | None:
+    """Property ``key`` of database ``spark_catalog.<database>``, None when unset or gone."""
+    try:
+        meta = _jsession(spark).sessionState().catalog().getDatabaseMetadata(database)
+    except Exception:
+        return None
+    value = meta.properties().get(key)
+    return str(value.get()) if value.isDefined() else None
+
+
 def start_thrift_server(spark: SparkSession) -> Callable[[], None]:
     """Start HiveServer2 inside ``spark``'s driver (settings already on the session); returns
     the function that stops it."""
@@ -341,16 +351,6 @@ def arm_crash_point(spark: SparkSession, point: str) -> None:
     crash tests only (points: claimed, planned, state, state-committed, committed,
     rolled-back-state)."""
     _jvm(spark).java.lang.System.setProperty(CRASH_POINT_PROPERTY, point)
-
-
-def database_property(spark: SparkSession, database: str, key: str) -> str | None:
-    """Property ``key`` of database ``spark_catalog.<database>``, None when unset or gone."""
-    try:
-        meta = _jsession(spark).sessionState().catalog().getDatabaseMetadata(database)
-    except Exception:
-        return None
-    value = meta.properties().get(key)
-    return str(value.get()) if value.isDefined() else None
 
 
 def driver_process(spark: SparkSession) -> tuple[str, int]:
