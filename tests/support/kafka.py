@@ -6,141 +6,57 @@ and rows written to them by a Spark batch write.
         create_topic(broker.bootstrap, "words", partitions=2)
         produce(spark, broker.bootstrap, "words", [(0, "k", "apple"), (1, "k", "pear")])
 
-The jars are kept in ``$SPARK_SAVEPOINT_TEST_JARS`` (default
-``~/.cache/spark-savepoint/test-jars``); a failed fetch raises ``KafkaSetupError``.
+The jars are kept in the cache of ``tests.support.jars`` (``$SPARK_SAVEPOINT_TEST_JARS``,
+default ``~/.cache/spark-savepoint/test-jars``); a failed fetch raises ``jars.SetupError``, a
+broker or topic tool that does not come up ``KafkaSetupError`` (a ``SetupError``).
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
-import ctypes
-import fcntl
-import os
-import re
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from tests.support.jars import (
+    SetupError,
+    accepts,
+    die_with_parent,
+    fetched,
+    free_ports,
+    java,
+    java_classpath,
+    reason,
+)
 
 KAFKA_VERSION = "4.1.1"
 SPARK_KAFKA_VERSION = "4.2.0"
 POMS = Path(__file__).with_name("kafka")
-COMPLETE = ".complete"
 STARTED = "Kafka Server started"
-PR_SET_PDEATHSIG = 1
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-class KafkaSetupError(RuntimeError):
-    """The jars could not be fetched, or the broker or a topic tool did not come up."""
-
-
-def jar_cache() -> Path:
-    """The folder that keeps fetched jars between sessions."""
-    default = Path.home() / ".cache" / "spark-savepoint" / "test-jars"
-    return Path(os.environ.get("SPARK_SAVEPOINT_TEST_JARS") or default)
+class KafkaSetupError(SetupError):
+    """The broker or a topic tool did not come up."""
 
 
 def broker_jars() -> list[Path]:
     """The classpath of a Kafka broker and its ``TopicCommand``, fetched on first use."""
-    folder = jar_cache() / f"kafka-broker-{KAFKA_VERSION}"
-    return _fetched(POMS / "broker-pom.xml", folder, {"kafka.version": KAFKA_VERSION})
+    return fetched(
+        POMS / "broker-pom.xml", f"kafka-broker-{KAFKA_VERSION}", {"kafka.version": KAFKA_VERSION}
+    )
 
 
 def connector_jars() -> list[Path]:
     """Spark's Kafka connector and the jars pyspark lacks for it, for ``spark.jars``."""
-    folder = jar_cache() / f"spark-sql-kafka-{SPARK_KAFKA_VERSION}"
-    return _fetched(
-        POMS / "connector-pom.xml", folder, {"spark.kafka.version": SPARK_KAFKA_VERSION}
+    return fetched(
+        POMS / "connector-pom.xml",
+        f"spark-sql-kafka-{SPARK_KAFKA_VERSION}",
+        {"spark.kafka.version": SPARK_KAFKA_VERSION},
     )
-
-
-def _fetched(pom: Path, folder: Path, properties: dict[str, str]) -> list[Path]:
-    """The jars in ``folder``, copied there by Maven unless an earlier fetch completed."""
-    if not (folder / COMPLETE).exists():
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        with _locked(folder.with_name(folder.name + ".lock")):
-            if not (folder / COMPLETE).exists():
-                _fetch(pom, folder, properties)
-    return sorted(folder.glob("*.jar"))
-
-
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    """An exclusive ``flock`` on ``path``, so that concurrent processes fetch once."""
-    with open(path, "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _fetch(pom: Path, folder: Path, properties: dict[str, str]) -> None:
-    """Copy ``pom``'s runtime dependencies into a fresh ``folder``; the marker comes last."""
-    mvn = shutil.which("mvn")
-    if mvn is None:
-        raise KafkaSetupError(f"cannot fetch Kafka jars for {folder.name}: mvn is not on PATH")
-    shutil.rmtree(folder, ignore_errors=True)
-    print(f"fetching Kafka jars with mvn (first time only): {folder}", file=sys.stderr)
-    defines = [f"-D{key}={value}" for key, value in properties.items()]
-    command = [mvn, "-B", "-q", "-Dstyle.color=never", "-f", str(pom), *defines,
-               "dependency:copy-dependencies", "-DincludeScope=runtime",
-               f"-DoutputDirectory={folder}"]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
-    if done.returncode != 0 or not any(folder.glob("*.jar")):
-        raise KafkaSetupError(f"mvn could not fetch {pom.name}: {_reason(done)}")
-    (folder / COMPLETE).write_text(" ".join(command) + "\n")
-
-
-def _reason(done: subprocess.CompletedProcess) -> str:
-    """The first Maven error line of a failed run, else its last line of output."""
-    text = ANSI.sub("", done.stdout + done.stderr)
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("[ERROR] ") and line[8:].strip()]
-    return (errors or lines[-1:] or [f"exit code {done.returncode}"])[0]
-
-
-def _java() -> str:
-    """The ``java`` launcher, from ``JAVA_HOME`` if set, else from PATH."""
-    home = os.environ.get("JAVA_HOME")
-    java = str(Path(home, "bin", "java")) if home else shutil.which("java")
-    if not java or not Path(java).exists():
-        raise KafkaSetupError("cannot run Kafka: no java (set JAVA_HOME or put java on PATH)")
-    return java
-
-
-def _classpath(jars: list[Path]) -> str:
-    return os.pathsep.join(str(jar) for jar in jars)
-
-
-def _free_ports(count: int) -> list[int]:
-    """``count`` distinct loopback ports that were free a moment ago."""
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for sock in sockets:
-            sock.bind(("127.0.0.1", 0))
-        return [sock.getsockname()[1] for sock in sockets]
-    finally:
-        for sock in sockets:
-            sock.close()
-
-
-def _die_with_parent() -> Callable[[], None] | None:
-    """For ``preexec_fn``: the child gets SIGKILL when the test process dies (Linux only)."""
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _server_properties(folder: Path, port: int, controller: int) -> str:
@@ -217,7 +133,7 @@ def start_broker(folder: Path | None = None, timeout: float = 60) -> Broker:
     owns_folder = folder is None
     folder = Path(tempfile.mkdtemp(prefix="kafka-broker-")) if folder is None else folder
     folder.mkdir(parents=True, exist_ok=True)
-    port, controller = _free_ports(2)
+    port, controller = free_ports(2)
     config = folder / "server.properties"
     config.write_text(_server_properties(folder, port, controller))
     broker = None
@@ -238,9 +154,9 @@ def _jvm(
     jars: list[Path], main: str, *args: str, heap: str = "128m", log_level: str = "warn"
 ) -> list[str]:
     """A ``java`` command line running ``main`` with the broker's jars."""
-    return [_java(), f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    return [java(), f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
             "-Djava.awt.headless=true", f"-Dorg.slf4j.simpleLogger.defaultLogLevel={log_level}",
-            "-cp", _classpath(jars), main, *args]  # fmt: skip
+            "-cp", java_classpath(jars), main, *args]  # fmt: skip
 
 
 def _format_storage(jars: list[Path], config: Path) -> None:
@@ -249,7 +165,7 @@ def _format_storage(jars: list[Path], config: Path) -> None:
     command = _jvm(jars, "kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(config))
     done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
-        raise KafkaSetupError(f"formatting Kafka storage failed: {_reason(done)}")
+        raise KafkaSetupError(f"formatting Kafka storage failed: {reason(done)}")
 
 
 def _launch(jars: list[Path], config: Path, log: Path) -> subprocess.Popen:
@@ -260,7 +176,7 @@ def _launch(jars: list[Path], config: Path, log: Path) -> subprocess.Popen:
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
-            preexec_fn=_die_with_parent(),
+            preexec_fn=die_with_parent(),
         )
 
 
@@ -271,16 +187,10 @@ def _await_ready(broker: Broker, deadline: float) -> None:
             raise KafkaSetupError(
                 f"Kafka broker exited with code {broker.process.returncode}:\n{broker.log_tail()}"
             )
-        if STARTED in broker.log.read_text(errors="replace") and _accepts(broker.port):
+        if STARTED in broker.log.read_text(errors="replace") and accepts(broker.port):
             return
         time.sleep(0.1)
     raise KafkaSetupError(f"Kafka broker not ready in time:\n{broker.log_tail()}")
-
-
-def _accepts(port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(1)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int = 1, timeout: float = 60) -> None:
@@ -292,7 +202,7 @@ def create_topic(bootstrap: str, topic: str, partitions: int = 1, timeout: float
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
                           stdin=subprocess.DEVNULL)  # fmt: skip
     if done.returncode != 0:
-        raise KafkaSetupError(f"creating Kafka topic {topic} failed: {_reason(done)}")
+        raise KafkaSetupError(f"creating Kafka topic {topic} failed: {reason(done)}")
 
 
 def produce(spark: Any, bootstrap: str, topic: str, rows: list[tuple[int, str, str]]) -> None:
