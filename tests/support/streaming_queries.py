@@ -469,6 +469,9 @@ class StreamingQuery:
     root: Path
     confs: dict[str, str] = field(default_factory=dict)
     """Session settings of every run on top of the defaults (e.g. RocksDB changelog off)."""
+    location: str | None = None
+    """The checkpoint's URI when it lives elsewhere than ``checkpoint`` (``hdfs://...``,
+    ``s3a://...``); the input stays local under ``root``."""
 
     @property
     def checkpoint(self) -> Path:
@@ -552,7 +555,7 @@ class StreamingQuery:
             .writeStream.queryName(f"{self.kind}_{self.provider}")
             .outputMode(kind.output_mode)
             .foreachBatch(collect)
-            .option("checkpointLocation", str(self.checkpoint))
+            .option("checkpointLocation", self.location or str(self.checkpoint))
             .trigger(**trigger)
             .start()
         )

@@ -1,0 +1,228 @@
+"""Checkpoints where they live: on a real HDFS (Hadoop's MiniDFSCluster, reached by this
+session's own Hadoop client) and on S3 (moto's server, reached through ``hadoop-aws`` by a
+Spark driver of its own, ``tests.support.store_driver``). The same steps run on both stores:
+
+- a real streaming query writes its checkpoint there; the catalog reads it (latest,
+  ``VERSION AS OF``, ``metadata``), writes it (upsert, delete), rolls it back (an overwrite
+  with an earlier batch's state), takes a savepoint there and restores it onto 2 partitions;
+  the edited and the restored checkpoints restart the real query, which goes on from the
+  edited state;
+- a fixture checkpoint copied there with Hadoop's FileSystem API (HDFS-backed state on HDFS,
+  RocksDB on S3) is raced for by two writers: at most one commits each batch;
+- the fail-if-exists create that claims ``offsets/<b>`` refuses a second claim; on HDFS six
+  writers race for it and exactly one wins; on S3 the conditional create (``If-None-Match``)
+  that would make it atomic is refused for an existing object.
+
+docs/storage.md says what is atomic on which store."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import start_program
+from tests.support.hdfs import Hdfs, start_hdfs
+from tests.support.s3 import s3a_conf, start_s3
+from tests.support.store_ops import Driver, InProcess, StepFailed
+from tests.support.streaming_queries import KINDS, StreamingQuery, restart_rows
+
+pytestmark = pytest.mark.slow
+
+BUCKET = "checkpoints"
+STATE_FILE = re.compile(r"^state/0/\d+/(\d+)(_[^.]*)?\.(delta|snapshot|zip|changelog)$")
+COLUMNS = "user, count, sum"
+
+
+@pytest.fixture(scope="module")
+def hdfs() -> Iterator[Hdfs]:
+    with start_hdfs() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    """A moto server with one bucket, and a Spark driver with the S3A jars that runs steps."""
+    workdir = tmp_path_factory.mktemp("s3-driver")
+    with start_s3() as server, open(workdir / "driver.log", "w") as log:
+        server.create_bucket(BUCKET)
+        conf = json.dumps(s3a_conf(server.endpoint))
+        driver = Driver(start_program("store_driver", conf, cwd=workdir, stderr=log))
+        try:
+            yield driver
+        finally:
+            driver.stop()
+
+
+Store = tuple[InProcess | Driver, str]
+
+
+@pytest.fixture()
+def store(request, spark) -> Store:
+    """``(step runner, a new folder URI)`` on the store named by the parameter."""
+    folder = uuid.uuid4().hex[:8]
+    if request.param == "hdfs":
+        return InProcess(spark), f"{request.getfixturevalue('hdfs').uri}/t/{folder}"
+    return request.getfixturevalue("s3"), f"s3a://{BUCKET}/t/{folder}"
+
+
+def state(step, table: str) -> list[list]:
+    return step("sql", text=f"SELECT {COLUMNS} FROM {table} ORDER BY user")
+
+
+def fresh_query(root: Path, location: str, provider: str = "rocksdb") -> StreamingQuery:
+    """The ``agg`` query (count and sum per user) over local input, checkpoint at ``location``."""
+    return StreamingQuery("agg", provider, root, location=location)
+
+
+def run(step, query: StreamingQuery) -> list[list]:
+    """Run ``query`` in the step's driver; its rows as ``[user, cnt, total]``."""
+    out = step("run", kind=query.kind, provider=query.provider, root=str(query.root),
+               location=query.location)  # fmt: skip
+    return [[r["user"], r["cnt"], r["total"]] for r in out]
+
+
+@pytest.mark.parametrize("store", ["hdfs", "s3"], indirect=True)
+def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path) -> None:
+    step, base = store
+    ckpt = f"{base}/checkpoint"
+    query = fresh_query(tmp_path / "query", ckpt)
+    for rows in KINDS["agg"].initial:
+        query.add_input(rows)
+    assert run(step, query) == [["alice", 2, 17], ["bob", 1, 5], ["bob", 2, 10], ["carol", 1, 3]]
+    written = step("files", uri=ckpt)
+    assert {"metadata", "offsets/1", "commits/1"} <= set(written)
+    assert any(STATE_FILE.match(f) for f in written), written
+
+    # read: latest, time travel, metadata
+    step("attach", path=ckpt, catalog="remote")
+    latest = [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+    assert state(step, "remote.agg_0.default") == latest
+    assert state(step, "remote.agg_0.default VERSION AS OF 0") == [["alice", 2, 17], ["bob", 1, 5]]
+    [[where, provider, batch]] = step(
+        "sql", text="SELECT checkpoint, provider, batch_id FROM remote.metadata WHERE uid = 'agg_0'"
+    )
+    assert (where.split("://")[0], where.rstrip("/").endswith("/checkpoint")) == (
+        base.split("://")[0], True
+    )  # fmt: skip
+    assert (provider, batch) == ("rocksdb", 1)
+    with pytest.raises(StepFailed, match="SAVEPOINT_NO_SUCH_BATCH"):
+        state(step, "remote.agg_0.default VERSION AS OF 9")
+
+    # write: an upsert (batch 2), a delete (3); roll back to batch 2 by writing its state (4)
+    step("sql", text="INSERT INTO remote.agg_0.default VALUES ('alice', 100, 1000), ('zed', 5, 50)")
+    upserted = [["alice", 100, 1000], ["bob", 2, 10], ["carol", 1, 3], ["zed", 5, 50]]
+    assert state(step, "remote.agg_0.default") == upserted
+    step("sql", text="DELETE FROM remote.agg_0.default WHERE user = 'alice'")
+    assert state(step, "remote.agg_0.default") == upserted[1:]
+    step("sql", text="INSERT OVERWRITE remote.agg_0.default "
+                     "SELECT * FROM remote.agg_0.default VERSION AS OF 2")  # fmt: skip
+    assert state(step, "remote.agg_0.default") == upserted
+    assert step("last_batch", uri=ckpt) == 4
+
+    # a savepoint of batch 4 on the same store, restored onto 2 partitions
+    manifest = step("take", checkpoint=ckpt, target=f"{base}/savepoints/at-4")
+    assert (manifest["batch_id"], manifest["operators"][0]["rows"]) == (4, 4)
+    assert [b for _, b in step("list", folder=f"{base}/savepoints")] == [4]
+    step("restore", savepoint=f"{base}/savepoints/at-4", target=f"{base}/restored", partitions=2)
+    step("attach", path=f"{base}/restored", catalog="remote_restored")
+    assert state(step, "remote_restored.agg_0.default") == upserted
+    leftovers = [f for f in step("files", uri=base) if "_savepoint-tx-" in f or f.endswith(".tmp")]
+    assert leftovers == []
+
+    # both go on from alice's written counter (the query alone would emit alice 4 25)
+    for name, location in (("query", ckpt), ("restored", f"{base}/restored")):
+        restarted = fresh_query(tmp_path / name, location)
+        restarted.add_input(restart_rows("agg"))
+        assert run(step, restarted) == [["alice", 102, 1008], ["dave", 1, 8]], name
+
+
+@pytest.mark.parametrize(("store", "provider"), [("hdfs", "hdfs"), ("s3", "rocksdb")],
+                         indirect=["store"])  # fmt: skip
+def test_racing_writers(store: Store, provider: str, checkpoints, tmp_path: Path) -> None:
+    """A fixture checkpoint copied onto the store (HDFS-backed state on HDFS, RocksDB on S3);
+    two writers race for each of 3 batches: at most one commits each, the state holds exactly
+    the winners' keys, no state file of a batch that was not committed stays, and the restarted
+    query continues from them."""
+    step, base = store
+    ckpt = f"{base}/checkpoint"
+    step("upload", local=str(checkpoints[("agg", provider)].checkpoint), uri=ckpt)
+    # as after any earlier edit: writers that both create the claims folder can fail to remove
+    # it when both refuse (EditClaim.release lists a folder the other one removed)
+    step("mkdirs", uri=f"{ckpt}/_savepoint/edits")
+    rounds = 3
+    outcomes = step("race", checkpoint=ckpt, rounds=rounds)
+    assert set(outcomes.values()) <= {"ok", "SAVEPOINT_CONCURRENT_WRITE"}, outcomes
+    won = sorted(user for user, result in outcomes.items() if result == "ok")
+    assert won
+    assert all(not {f"a{r}", f"b{r}"} <= set(won) for r in range(rounds)), won
+    step("attach", path=ckpt, catalog="raced")
+    stored = {user: (cnt, total) for user, cnt, total in state(step, "raced.agg_0.default")}
+    assert {u: v for u, v in stored.items() if u in outcomes} == {
+        user: (10 + int(user[1:]), 100 + int(user[1:])) for user in won
+    }
+    last = step("last_batch", uri=ckpt)
+    assert last == 1 + len(won)
+    versions = {int(m.group(1)) for f in step("files", uri=ckpt) if (m := STATE_FILE.match(f))}
+    assert max(versions) == last + 1, "state files of an uncommitted version were left behind"
+
+    query = fresh_query(tmp_path / "query", ckpt, provider=provider)
+    tried = sorted(outcomes)
+    query.add_input([{"event_id": 9000 + i, "user": user, "item": "apple", "amount": 1,
+                      "ts": "2024-01-01 10:30:00"} for i, user in enumerate(tried)])  # fmt: skip
+    assert run(step, query) == [
+        [user, *((11 + int(user[1:]), 101 + int(user[1:])) if user in won else (1, 1))]
+        for user in tried
+    ]
+
+
+@pytest.mark.parametrize("store", ["hdfs", "s3"], indirect=True)
+def test_a_second_claim_of_a_batch_is_refused(store: Store) -> None:
+    """The fail-if-exists create that claims ``offsets/<b>`` (and writes ``commits/<b>``)
+    refuses a file that exists and leaves it as it was."""
+    step, base = store
+    claimed = f"{base}/offsets/7"
+    assert step("write_new", uri=claimed, text="v1\nfirst") == "ok"
+    assert step("write_new", uri=claimed, text="v1\nsecond") == "exists"
+    assert step("read_text", uri=claimed) == "v1\nfirst"
+    assert step("files", uri=base) == ["offsets/7"]
+
+
+def test_racing_claims_on_hdfs_one_wins(spark, hdfs: Hdfs) -> None:
+    """Six writers create the same ``offsets/<b>`` at once, five times: on HDFS the rename
+    that publishes the file fails if the target exists, in the NameNode, so exactly one wins
+    each time and the file holds its bytes."""
+    step = InProcess(spark)
+    base = f"{hdfs.uri}/claims-{uuid.uuid4().hex[:8]}"
+    for trial in range(5):
+        claimed = f"{base}/offsets/{trial}"
+        results: dict[int, str] = {}
+        barrier = threading.Barrier(6)
+
+        def claim(writer: int, claimed: str = claimed, barrier=barrier, results=results) -> None:
+            barrier.wait()
+            results[writer] = step("write_new", uri=claimed, text=f"v1\nwriter {writer}")
+
+        threads = [threading.Thread(target=claim, args=(w,)) for w in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        [winner] = [w for w, result in results.items() if result == "ok"]
+        assert sorted(results.values()) == ["exists"] * 5 + ["ok"]
+        assert step("read_text", uri=claimed) == f"v1\nwriter {winner}"
+    assert len(step("files", uri=base)) == 5
+
+
+def test_s3_conditional_create_refuses_an_existing_object(s3: Driver) -> None:
+    """What an atomic claim on S3 would use: hadoop-aws 3.5's conditional create (a PUT with
+    ``If-None-Match: *``) is refused by the store when the object exists."""
+    claimed = f"s3a://{BUCKET}/conditional-{uuid.uuid4().hex[:8]}/offsets/3"
+    assert s3("create_if_absent", uri=claimed, text="v1\nfirst") == "ok"
+    assert s3("create_if_absent", uri=claimed, text="v1\nsecond") == "exists"
+    assert s3("read_text", uri=claimed) == "v1\nfirst"
