@@ -181,12 +181,22 @@ public final class EditClaim {
         offsetsCreated = false;
       }
       fs.delete(own, false);
-      for (Path dir : createdFolders) {
-        FileStatus[] left = fs.exists(dir) ? fs.listStatus(dir) : null;
-        if (left != null && left.length == 0) fs.delete(dir, false);
-      }
     } catch (IOException e) {
       throw Errors.writeFailed(location, "release the claim on batch " + batch, e);
+    }
+    for (Path dir : createdFolders) removeIfEmpty(dir);
+  }
+
+  /**
+   * Best effort: another writer that created the same folder may remove it, or add a claim to
+   * it, between our listing and our delete; either way the folder is no longer ours to remove.
+   */
+  private void removeIfEmpty(Path dir) {
+    try {
+      FileStatus[] left = fs.listStatus(dir);
+      if (left.length == 0) fs.delete(dir, false);
+    } catch (IOException e) {
+      // gone (FileNotFoundException) or not empty any more (PathIsNotEmptyDirectoryException)
     }
   }
 
