@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-import re
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -366,73 +366,12 @@ time in ms since the epoch)."""
 
 
 def list_files(spark: SparkSession, folder: str) -> list[ListedFile]:
-    """Every file under ``folder`` (recursively, any Hadoop file system) through Hadoop's
-    ``FileSystem``; [] when ``folder`` does not exist. The local file system hides its checksum
-    sidecars (``.name.crc``), as Hadoop does.
-
-    Other file systems are listed flat (``listFiles(folder, true)``: one paged listing on object
-    stores), the statuses crossing py4j as one string, not three calls per file; when that text
-    is ambiguous (a name that looks like a status field) each status is asked instead. The local
-    file system is walked with ``listStatus``: its ``listFiles`` statuses each fork a process
-    for their owner (about 3.5 ms a file), its ``listStatus`` ones do not.
+    """Every file under ``folder`` (recursively, any Hadoop file system), sorted by path; []
+    when ``folder`` does not exist. One JVM call (``FileListing``): a flat paged listing on
+    object stores and HDFS, a ``listStatus`` walk on the local disk, checksum sidecars hidden.
     """
-    path = _jvm(spark).org.apache.hadoop.fs.Path(str(folder))
-    fs = path.getFileSystem(_jsession(spark).sessionState().newHadoopConf())
-    if not fs.exists(path):
-        return []
-    root = str(fs.makeQualified(path).toString()).rstrip("/") + "/"
-    listed = _walk(fs, path) if _is_local(fs) else _list_flat(spark, fs, path, root)
-    return [(p[len(root) :] if p.startswith(root) else p, n, t) for p, n, t in listed]
-
-
-def _is_local(fs: Any) -> bool:
-    return str(fs.getUri().getScheme()) == "file"
-
-
-def _walk(fs: Any, folder: Any) -> list[ListedFile]:
-    """Files under ``folder`` by ``listStatus``, one call per folder and three per file."""
-    found: list[ListedFile] = []
-    for status in fs.listStatus(folder):
-        if status.isDirectory():
-            found += _walk(fs, status.getPath())
-        else:
-            found.append((str(status.getPath().toString()), int(status.getLen()),
-                          int(status.getModificationTime())))  # fmt: skip
-    return found
-
-
-def _list_flat(spark: SparkSession, fs: Any, folder: Any, root: str) -> list[ListedFile]:
-    """Files under ``folder`` by ``listFiles``, read from the statuses' ``toString``."""
-    statuses = _jvm(spark).org.apache.hadoop.util.functional.RemoteIterators.toList(
-        fs.listFiles(folder, True)
-    )
-    listed = _parse_statuses(str(statuses.toString()), int(statuses.size()), root)
-    if listed is None:
-        listed = [(str(s.getPath().toString()), int(s.getLen()), int(s.getModificationTime()))
-                  for s in statuses]  # fmt: skip
-    return listed
-
-
-_STATUS = re.compile(r"\{path=(.*?); isDirectory=false; length=(\d+);[^{]*?modification_time=(\d+)")
-
-
-def _parse_statuses(text: str, count: int, root: str) -> list[ListedFile] | None:
-    """Hadoop file statuses' ``toString`` list -> (path, bytes, ms) tuples, or None when the
-    text cannot be read unambiguously (a path holding a field separator, another format).
-
-    >>> text = ("[LocatedFileStatus{path=file:/c/state/0/0/1.delta; isDirectory=false; "
-    ...         "length=46; replication=1; blocksize=33554432; modification_time=1700000000123; "
-    ...         "access_time=0; owner=me; group=me; permission=rw-r--r--; isSymlink=false}]")
-    >>> _parse_statuses(text, 1, "file:/c/state/")
-    [('file:/c/state/0/0/1.delta', 46, 1700000000123)]
-    >>> _parse_statuses(text.replace("1.delta", "x; isDirectory=false; length=1"), 1, "file:/c/")
-    """
-    if text.count("; isDirectory=") != count:
-        return None
-    found = [(p, int(n), int(t)) for p, n, t in _STATUS.findall(text)]
-    if len(found) != count or not all(p.startswith(root) for p, _, _ in found):
-        return None
-    return found
+    listed = json.loads(str(_entry(spark).listFiles(_jsession(spark), str(folder))))
+    return [(str(path), int(size), int(modified)) for path, size, modified in listed]
 
 
 def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -> None:

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.bridge import list_files
 from spark_savepoint.sql_ext.cli import main
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint
@@ -149,16 +148,12 @@ def test_the_command_prints_the_summary_and_writes_the_page(checkpoints, capsys,
     assert values["operators"][0]["tables"][0]["rows"] is None
 
 
-@pytest.mark.parametrize("walk", ["listStatus", "listFiles"])
-def test_listing_goes_through_hadoop_and_reads_odd_names(
-    spark, checkpoints, tmp_path, monkeypatch, walk: str
-) -> None:
-    """Local folders are walked with listStatus; other file systems are listed flat with
-    listFiles, read from one string (here forced on the local file system)."""
-    if walk == "listFiles":
-        monkeypatch.setattr(bridge, "_is_local", lambda fs: False)
+def test_listing_goes_through_hadoop_and_reads_odd_names(spark, checkpoints, tmp_path) -> None:
+    """One JVM call lists a folder with sizes and times, sorted, checksum sidecars hidden;
+    names with commas and semicolons come through as they are."""
     ckpt = checkpoints[("join", "rocksdb")].checkpoint
     listed = list_files(spark, str(ckpt))
+    assert [path for path, _, _ in listed] == sorted(path for path, _, _ in listed)
     assert {path: size for path, size, _ in listed} == _disk(ckpt)
     assert all(abs(t / 1000 - (ckpt / p).stat().st_mtime) < 0.002 for p, _, t in listed)
     odd = tmp_path / "odd"

@@ -4,13 +4,12 @@ of ``checkpoint_files`` do not reach there."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pyspark.sql import SparkSession
 
 FAIL_IF_EXISTS = "FileAlreadyExistsException"
-PRECONDITION_FAILED = "RemoteFileChangedException"
-CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite"
 
 
 def _path(spark: SparkSession, uri: str) -> Any:
@@ -66,20 +65,30 @@ def write_new(spark: SparkSession, uri: str, text: str) -> str:
     return "ok"
 
 
-def create_if_absent(spark: SparkSession, uri: str, text: str) -> str:
-    """Create file ``uri`` with Hadoop's conditional create (``createFile`` with
-    ``fs.option.create.conditional.overwrite``: on S3A a PUT with ``If-None-Match: *``):
-    ``"ok"``, or ``"exists"`` when the store refused it."""
-    builder = _fs(spark, uri).createFile(_path(spark, uri)).overwrite(False)
-    try:
-        stream = builder.must(CONDITIONAL_CREATE, True).build()
-        stream.write(bytearray(text.encode()))
-        stream.close()
-    except Exception as error:
-        if PRECONDITION_FAILED in str(error) or FAIL_IF_EXISTS in str(error):
-            return "exists"
-        raise
-    return "ok"
+def race_write_new(spark: SparkSession, uri: str, writers: int) -> list[str]:
+    """``writers`` threads call ``write_new`` on ``uri`` at the same moment, writer ``w`` with
+    text ``v1\nwriter <w>``: each writer's outcome (``"ok"``/``"exists"``), in writer order."""
+    barrier = threading.Barrier(writers)
+    results = [""] * writers
+
+    def claim(writer: int) -> None:
+        barrier.wait()
+        results[writer] = write_new(spark, uri, f"v1\nwriter {writer}")
+
+    threads = [threading.Thread(target=claim, args=(w,)) for w in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def conditional_create(spark: SparkSession, uri: str) -> bool:
+    """Whether the store of ``uri`` creates files conditionally (``If-None-Match`` on S3A),
+    the test ``CheckpointFiles.writeNew`` makes to choose its primitive."""
+    files_class = spark._jvm.dev.sparksavepoint.checkpoint.CheckpointFiles  # type: ignore[union-attr]
+    capability = files_class.CONDITIONAL_CREATE
+    return bool(_fs(spark, uri).hasPathCapability(_path(spark, uri), capability))
 
 
 def read_text(spark: SparkSession, uri: str) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 from pyspark.sql import SparkSession
 
 from spark_savepoint import attach, list_savepoints, restore_savepoint, take_savepoint
+from spark_savepoint.sql_ext.inspection import inspect_checkpoint
 from tests.support import remote_fs
 from tests.support.streaming_queries import StreamingQuery
 
@@ -57,6 +58,11 @@ def restore(spark: SparkSession, savepoint: str, target: str, **options: Any) ->
 def listed(spark: SparkSession, folder: str) -> list[list[Any]]:
     """``[path, batch_id]`` of every savepoint in ``folder``."""
     return [[info.path, info.batch_id] for info in list_savepoints(spark, folder)]
+
+
+def inspect(spark: SparkSession, checkpoint: str) -> dict[str, Any]:
+    """``spark-savepoint inspect``'s report of ``checkpoint`` as plain values."""
+    return inspect_checkpoint(spark, checkpoint).as_dict()
 
 
 def run(spark: SparkSession, kind: str, provider: str, root: str, location: str) -> list[dict]:
@@ -112,6 +118,7 @@ STEPS: dict[str, Callable[..., Any]] = {
     "restore": restore,
     "list": listed,
     "run": run,
+    "inspect": inspect,
     "race": race,
     "upload": remote_fs.upload,
     "files": remote_fs.files,
@@ -119,7 +126,8 @@ STEPS: dict[str, Callable[..., Any]] = {
     "last_batch": remote_fs.last_batch,
     "read_text": remote_fs.read_text,
     "write_new": remote_fs.write_new,
-    "create_if_absent": remote_fs.create_if_absent,
+    "race_write_new": remote_fs.race_write_new,
+    "conditional_create": remote_fs.conditional_create,
 }
 """Step name -> function of the session and the step's keyword arguments."""
 

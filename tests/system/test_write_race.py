@@ -1,4 +1,4 @@
-"""Two edits at the same moment: at most one commits each batch, the other refuses cleanly.
+"""Two edits at the same moment: exactly one commits each batch, the other refuses cleanly.
 
 Two writers upsert different keys into one checkpoint at once, many times: two threads of this
 session (each through its own catalog name), and two Spark drivers in their own processes
@@ -39,13 +39,13 @@ def attempt(writer: str, round_: int) -> Attempt:
 
 
 def check(spark, query: StreamingQuery, outcomes: Outcome, tried: list[Attempt]) -> None:
-    """Only lost races, at least one success; the catalog, the state files and the restarted
-    query show exactly the successful edits."""
+    """Only lost races, exactly one winner per round (the claim's tie-break: racing writers do
+    not all back off); the catalog, the state files and the restarted query show exactly the
+    successful edits."""
     assert set(outcomes.values()) <= {"ok", "SAVEPOINT_CONCURRENT_WRITE"}, outcomes
     won = {user for user, result in outcomes.items() if result == "ok"}
-    assert won
     rounds = {user[1:] for user, _, _ in tried}
-    assert all(not {f"a{r}", f"b{r}"} <= won for r in rounds), "two writers took one batch"
+    assert all(len({f"a{r}", f"b{r}"} & won) == 1 for r in rounds), outcomes
     attach(spark, str(query.checkpoint), "raced")
     stored = {r[0]: (r[1], r[2]) for r in spark.table("raced.agg_0.default").collect()}
     assert {u: v for u, v in stored.items() if u in {t[0] for t in tried}} == {

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from spark_savepoint.catalog.bridge import _parse_statuses
 from spark_savepoint.sql_ext.inspection import skew
 from spark_savepoint.sql_ext.state_files import StateFiles, classify
 
@@ -82,23 +81,3 @@ def test_rocksdb_shared_files_count_with_the_first_zip_written_after_them() -> N
 )
 def test_skew_is_largest_over_median(rows: list[int], expected: float | None) -> None:
     assert skew(rows) == expected
-
-
-def test_statuses_cross_py4j_as_one_string_and_odd_names_are_refused() -> None:
-    def status(path: str, size: int, time: int) -> str:
-        return (
-            f"LocatedFileStatus{{path={path}; isDirectory=false; length={size}; replication=1; "
-            f"blocksize=33554432; modification_time={time}; access_time=0; owner=a; group=b; "
-            "permission=rw-r--r--; isSymlink=false; hasAcl=false; isEncrypted=false; "
-            "isErasureCoded=false}"
-        )
-
-    root = "file:/c/state/"
-    good = [("file:/c/state/0/0/1.delta", 46, 1700000000001), ("file:/c/state/0/1, x/2.zip", 9, 2)]
-    text = "[" + ", ".join(status(*s) for s in good) + "]"
-    assert _parse_statuses(text, 2, root) == good
-    assert _parse_statuses(text, 3, root) is None  # a status missing
-    assert _parse_statuses(text, 2, "file:/other/") is None  # not under the folder listed
-    odd = status("file:/c/state/x; isDirectory=false; length=1; y", 5, 3)
-    assert _parse_statuses(f"[{odd}]", 1, root) is None
-    assert _parse_statuses("[S3AFileStatus{path=s3a://b/k; size=3}]", 1, "s3a://b/") is None

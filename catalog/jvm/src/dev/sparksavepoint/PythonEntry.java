@@ -10,6 +10,7 @@ import dev.sparksavepoint.actions.TakeSavepoint;
 import dev.sparksavepoint.actions.UpgradeApply;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
@@ -79,6 +80,14 @@ public final class PythonEntry {
   /** The savepoints in or under {@code dir}, as a JSON array of summaries. */
   public static String listSavepoints(SparkSession spark, String dir) {
     return SavepointList.run(dir, spark.sessionState().newHadoopConf());
+  }
+
+  /**
+   * Every file under {@code folder} (any Hadoop file system) as JSON
+   * {@code [[relative path, bytes, modification ms], ...]}, sorted; {@code []} when missing.
+   */
+  public static String listFiles(SparkSession spark, String folder) {
+    return FileListing.json(folder, spark.sessionState().newHadoopConf());
   }
 
   /** Removes the savepoint at {@code path} (exactly its files); one line saying what went. */

@@ -8,6 +8,7 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileSystem;
@@ -30,14 +31,30 @@ public final class CheckpointFiles {
   }
 
   /**
-   * Writes a new file so that it is visible complete or not at all, and never replaces one:
-   * a temporary file of this writer's own ({@code .<name>.<uuid>.tmp}), then a rename that
-   * fails if the target exists (FileContext's {@code Rename.NONE}, the primitive Spark's own
-   * metadata logs use). The temporary file is removed whatever happens.
+   * The create option (and path capability) of a store that can create a file only if it is
+   * absent, in one request: hadoop-aws 3.5's S3A sends a PUT with {@code If-None-Match: *}.
+   */
+  public static final String CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite";
+
+  /** Simple name of S3A's exception for a refused precondition (HTTP 412). */
+  private static final String PRECONDITION_FAILED = "RemoteFileChangedException";
+
+  /**
+   * Writes a new file so that it is visible complete or not at all, and never replaces one.
+   * Where the store creates conditionally ({@link #CONDITIONAL_CREATE}, S3A) that is one
+   * request the store refuses if the object exists. Elsewhere it is a temporary file of this
+   * writer's own ({@code .<name>.<uuid>.tmp}), then a rename that fails if the target exists
+   * (FileContext's {@code Rename.NONE}, the primitive Spark's own metadata logs use; atomic on
+   * HDFS and local disk); the temporary file is removed whatever happens.
    *
    * @throws FileAlreadyExistsException when {@code file} exists
    */
   public static void writeNew(Path file, byte[] bytes, Configuration conf) throws IOException {
+    FileSystem fs = file.getFileSystem(conf);
+    if (fs.hasPathCapability(file, CONDITIONAL_CREATE)) {
+      createIfAbsent(fs, file, bytes);
+      return;
+    }
     Path dir = file.getParent();
     Path temp = new Path(dir, "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
     FileContext fc;
@@ -56,6 +73,26 @@ public final class CheckpointFiles {
       fc.rename(temp, file, Options.Rename.NONE);
     } finally {
       if (fc.util().exists(temp)) fc.delete(temp, false);
+    }
+  }
+
+  /**
+   * {@link #writeNew} on a store with conditional create: the store itself refuses the
+   * request when the object exists, so of writers racing for {@code file} exactly one wins.
+   */
+  private static void createIfAbsent(FileSystem fs, Path file, byte[] bytes) throws IOException {
+    FSDataOutputStreamBuilder<?, ?> create = fs.createFile(file).overwrite(false);
+    create.must(CONDITIONAL_CREATE, true);
+    try (FSDataOutputStream out = create.build()) {
+      out.write(bytes);
+    } catch (IOException e) {
+      if (e instanceof FileAlreadyExistsException
+          || e.getClass().getSimpleName().equals(PRECONDITION_FAILED)) {
+        FileAlreadyExistsException exists = new FileAlreadyExistsException(file.toString());
+        exists.initCause(e);
+        throw exists;
+      }
+      throw e;
     }
   }
 

@@ -27,9 +27,10 @@ import org.apache.hadoop.fs.Path;
  *   <li>the writer creates {@code _savepoint/edits/<b>.<uuid>.json} (who, where, what): a name
  *       of its own, so no two writers ever touch the same file;
  *   <li>it lists {@code _savepoint/edits/<b>.*}: a claim of another writer that is not provably
- *       gone means a concurrent edit, and it removes its own file and refuses. Each writer lists
- *       after its own create, so of two racing writers at least one sees the other: at most one
- *       proceeds (both may refuse; a retry then reads the new state of the checkpoint);
+ *       gone means a concurrent edit. Each writer lists after its own create, so of two racing
+ *       writers at least one sees the other; of writers that see each other, the one whose
+ *       claim sorts first waits briefly for the others to remove theirs and refuse, and goes
+ *       on when they have: at most one proceeds, and one does;
  *   <li>it creates {@code offsets/<b>} (a copy of offsets/N: same source offsets, so the batch
  *       reads no input) with Spark's own fail-if-exists log primitive. A running query creates
  *       the same file to start batch b: the edit cannot take a batch the query has started, and
@@ -42,6 +43,11 @@ import org.apache.hadoop.fs.Path;
 public final class EditClaim {
   public static final String FOLDER = "_savepoint/edits";
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** How long the first-named of racing writers waits for the others to withdraw. */
+  private static final long TIE_WAIT_MILLIS = 2_000;
+
+  private static final long TIE_POLL_MILLIS = 50;
 
   private final String location;
   private final FileSystem fs;
@@ -137,14 +143,40 @@ public final class EditClaim {
     return JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
   }
 
-  /** Another claim on this batch whose writer is not provably gone, described; or null. */
+  /**
+   * Another live claim on this batch once the tie-break has run, described; or null when this
+   * writer may go on. Writers that see each other's claims do not all back off: the one whose
+   * claim name sorts first waits (up to {@link #TIE_WAIT_MILLIS}) for the others to withdraw,
+   * the others withdraw at once. This writer goes on only after a listing with no live rival,
+   * made after its own claim was created, so at most one writer goes on; and of writers that
+   * race, one does. The wait ends early when offsets/b appears (a rival, or a query, went on).
+   */
   private String liveRival() throws IOException {
-    for (Claim other : claims(fs, root, batch)) {
-      if (!other.file().equals(own.getName()) && !other.writer().isGone()) {
-        return other.describe();
+    List<Claim> rivals = liveRivals();
+    if (rivals.isEmpty()) return null;
+    if (rivals.get(0).file().compareTo(own.getName()) < 0) return rivals.get(0).describe();
+    Path started = new CheckpointLog(fs, root, CheckpointLog.OFFSETS).file(batch);
+    long deadline = System.nanoTime() + TIE_WAIT_MILLIS * 1_000_000L;
+    while (System.nanoTime() < deadline && !fs.exists(started)) {
+      try {
+        Thread.sleep(TIE_POLL_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while claiming batch " + batch);
       }
+      rivals = liveRivals();
+      if (rivals.isEmpty()) return null;
     }
-    return null;
+    return rivals.get(0).describe();
+  }
+
+  /** The other claims on this batch whose writers are not provably gone, oldest name first. */
+  private List<Claim> liveRivals() throws IOException {
+    List<Claim> rivals = new ArrayList<>();
+    for (Claim other : claims(fs, root, batch)) {
+      if (!other.file().equals(own.getName()) && !other.writer().isGone()) rivals.add(other);
+    }
+    return rivals;
   }
 
   /**
