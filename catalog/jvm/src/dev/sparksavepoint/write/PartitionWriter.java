@@ -37,6 +37,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
    * is set is looked up in the image's store, which holds only what this task put.
    */
   private final long[] imageKeys;
+  /** The keys a full image got so far (each once). */
+  private long imageRows;
   private final StatePartition store;
   /** A join side's {@code keyToNumValues} partition, kept consistent with {@link #store}. */
   private final StatePartition counts;
@@ -122,6 +124,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
           encoder.describe(row));
     }
     UnsafeRow value = encoder.value(row);
+    imageRows++;
     if (plan.images().hdfs()) {
       store.put(key.copy(), value.copy(), plan.editedFamily());
     } else {
@@ -143,6 +146,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public WriterCommitMessage commit() {
     if (edits != null) edits.finish(store, replace, given);
+    if (imageKeys != null) store.recordImageKeys(imageRows);
     WriterCommitMessage edited = end(store);
     return counts == null ? edited : new TaskMessages(List.of(edited, end(counts)));
   }

@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
+import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
@@ -217,6 +218,16 @@ final class StatePartition implements AutoCloseable {
   }
 
   /** Commits version N+2 and reports it. */
+  /**
+   * Records {@code keys} as the key count of the version being written, for a RocksDB full
+   * image written without counting ({@link RocksDBKeyCount}); a no-op elsewhere.
+   */
+  void recordImageKeys(long keys) {
+    if (provider instanceof RocksDBStateStoreProvider && RocksDBKeyCount.settable()) {
+      RocksDBKeyCount.set(provider, keys);
+    }
+  }
+
   PartitionCommit commit() {
     store.commit();
     CrashPoint.reach("state");

@@ -359,6 +359,7 @@ public final class WritePlan implements BatchPlan, Serializable {
     conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
     boolean rocksdb = conf.getConfString(PROVIDER_CONF, "").contains("RocksDB");
+    if (rocksdb && RocksDBKeyCount.settable()) conf.setConfString(RocksDBKeyCount.CONF, "false");
     images = new Images(staging, StateStoreConf.apply(conf), !rocksdb);
   }
 
