@@ -37,6 +37,8 @@ CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog"
 EXTENSIONS_CLASS = "dev.sparksavepoint.sql.SavepointExtensions"
 QUERY_LISTENER_CLASS = "dev.sparksavepoint.commit.QueryRuns"
 READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.sql.ReadOnlyGuard"
+LOCAL_FILE_SYSTEM_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFileSystem"
+LOCAL_FS_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFs"
 LOGGER = "dev.sparksavepoint"
 EDITS_LOGGER = "dev.sparksavepoint.edits"
 CRASH_POINT_PROPERTY = "dev.sparksavepoint.haltAt"
@@ -127,6 +129,8 @@ def jvm_class_names(spark: SparkSession) -> dict[str, str]:
         "EXTENSIONS_CLASS": str(entry.extensionsClass()),
         "QUERY_LISTENER_CLASS": str(entry.queryListenerClass()),
         "READ_ONLY_GUARD_CLASS": str(entry.readOnlyGuardClass()),
+        "LOCAL_FILE_SYSTEM_CLASS": str(entry.localFileSystemClass()),
+        "LOCAL_FS_CLASS": str(entry.localFsClass()),
     }
 
 

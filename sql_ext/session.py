@@ -39,6 +39,9 @@ def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[
         "spark.sql.extensions": bridge.EXTENSIONS_CLASS,
         # lets an edit tell that this driver's own streaming query has stopped
         "spark.sql.streaming.streamingQueryListeners": bridge.QUERY_LISTENER_CLASS,
+        # local files without a forked chmod/readlink process per file (no native Hadoop)
+        "spark.hadoop.fs.file.impl": bridge.LOCAL_FILE_SYSTEM_CLASS,
+        "spark.hadoop.fs.AbstractFileSystem.file.impl": bridge.LOCAL_FS_CLASS,
     }
     if path is not None:
         conf.update(catalog_conf(path, catalog))

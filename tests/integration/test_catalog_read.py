@@ -110,5 +110,16 @@ def test_configured_class_names_match_the_jar(spark) -> None:
     assert bridge.jvm_class_names(spark) == {
         name: getattr(bridge, name)
         for name in ("CATALOG_CLASS", "EXTENSIONS_CLASS", "QUERY_LISTENER_CLASS",
-                     "READ_ONLY_GUARD_CLASS")
+                     "READ_ONLY_GUARD_CLASS", "LOCAL_FILE_SYSTEM_CLASS", "LOCAL_FS_CLASS")
     }  # fmt: skip
+
+
+def test_local_files_go_through_the_forkless_file_system(spark, tmp_path) -> None:
+    """A session of ``session()`` reads and writes ``file:`` paths (the checkpoints of every
+    other test) through the local file system that sets permissions without a process."""
+    jvm = spark._jvm
+    conf = spark._jsparkSession.sessionState().newHadoopConf()
+    path = jvm.org.apache.hadoop.fs.Path(tmp_path.as_uri())
+    assert path.getFileSystem(conf).getClass().getName() == bridge.LOCAL_FILE_SYSTEM_CLASS
+    context = jvm.org.apache.hadoop.fs.FileContext.getFileContext(path.toUri(), conf)
+    assert context.getDefaultFileSystem().getClass().getName() == bridge.LOCAL_FS_CLASS

@@ -14,6 +14,8 @@ import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.QueryRuns;
+import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
+import dev.sparksavepoint.localfs.ForklessLocalFs;
 import dev.sparksavepoint.sql.LateInstall;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
@@ -38,6 +40,10 @@ public final class PythonEntry {
   public static final String READ_ONLY_GUARD_CLASS = ReadOnlyGuard.class.getName();
   /** {@code spark.sql.streaming.streamingQueryListeners}: when this driver's queries stopped. */
   public static final String QUERY_LISTENER_CLASS = QueryRuns.class.getName();
+  /** {@code spark.hadoop.fs.file.impl}: local files without a process per chmod. */
+  public static final String LOCAL_FILE_SYSTEM_CLASS = ForklessLocalFileSystem.class.getName();
+  /** {@code spark.hadoop.fs.AbstractFileSystem.file.impl}: the same for FileContext. */
+  public static final String LOCAL_FS_CLASS = ForklessLocalFs.class.getName();
 
   private PythonEntry() {}
 
@@ -174,6 +180,14 @@ public final class PythonEntry {
 
   public static String readOnlyGuardClass() {
     return READ_ONLY_GUARD_CLASS;
+  }
+
+  public static String localFileSystemClass() {
+    return LOCAL_FILE_SYSTEM_CLASS;
+  }
+
+  public static String localFsClass() {
+    return LOCAL_FS_CLASS;
   }
 
   public static String queryListenerClass() {

@@ -114,8 +114,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   }
 
   /**
-   * A row of a full image, put into the new store as it comes (a RocksDB store copies the
-   * bytes; an HDFS-backed store keeps the rows in its map, so it gets copies).
+   * A row of a full image, put into the new store as it comes: both providers copy what they
+   * keep (RocksDB the bytes, the HDFS-backed store the rows it puts into its map).
    */
   private void writeImageRow(InternalRow row) {
     UnsafeRow key = encoder.entryKey(row);
@@ -123,13 +123,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
           encoder.describe(row));
     }
-    UnsafeRow value = encoder.value(row);
     imageRows++;
-    if (plan.images().hdfs()) {
-      store.put(key.copy(), value.copy(), plan.editedFamily());
-    } else {
-      store.put(key, value, plan.editedFamily());
-    }
+    store.put(key, encoder.value(row), plan.editedFamily());
   }
 
   /** True when a full image already holds {@code key} (marks its bit otherwise). */
