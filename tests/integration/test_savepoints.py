@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -113,6 +114,26 @@ def test_restore_moves_and_drops_operators(spark, agg, tmp_path: Path) -> None:
     restore_savepoint(spark, str(agg.checkpoint), str(dropped), drop=["agg_0"])
     assert not (dropped / "state").exists()
     assert last_batch(dropped) == 1
+
+
+@pytest.mark.parametrize("kind", ["agg", "dedup"])
+def test_restored_rocksdb_images_record_exact_key_counts(
+    spark, checkpoints, tmp_path: Path, kind: str
+) -> None:
+    """A restore writes RocksDB stores without column families without Spark's look-up of every
+    put key; each image still records its partition's exact key count, onto 3 partitions."""
+    restored = tmp_path / "restored"
+    restore_savepoint(spark, str(checkpoints[(kind, "rocksdb")].checkpoint), str(restored),
+                      partitions=3)  # fmt: skip
+    version = last_batch(restored) + 1
+    recorded = {}
+    for image in (restored / "state" / "0").glob(f"*/{version}.zip"):
+        _, text = zipfile.ZipFile(image).read("metadata").decode().split("\n", 1)
+        recorded[int(image.parent.name)] = json.loads(text)["numKeys"]
+    raw = spark.read.format("statestore").load(str(restored))
+    counted = {r.partition_id: r["count"] for r in raw.groupBy("partition_id").count().collect()}
+    assert recorded == {p: counted.get(p, 0) for p in range(3)}
+    assert sum(recorded.values()) > 0
 
 
 def test_restored_transform_with_state_reads_from_its_new_place(

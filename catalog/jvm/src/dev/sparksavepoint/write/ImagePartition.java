@@ -117,9 +117,11 @@ final class ImagePartition {
     // an upgraded transformWithState operator has state variables added or dropped)
     List<String> sourceFamilies = copy.from() == null ? families : families(copy.from());
     PartitionCommit commit;
+    boolean uncounted = !hdfs && plan.uncounted(spec);
+    long puts = 0;
     try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
-        plan.targetConf(), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs,
-        hdfs)) {
+        hdfs ? plan.targetConf() : plan.writeConf(spec), plan.hadoopConf(), spec, p,
+        hdfs ? 0 : version - 1, null, !hdfs, hdfs)) {
       try {
         while (entries.hasNext()) {
           byte[] entry = entries.next();
@@ -137,8 +139,10 @@ final class ImagePartition {
             store.merge(key, value, name);
           } else {
             store.put(key, value, name);
+            puts++;
           }
         }
+        if (uncounted) store.recordImageKeys(puts);
         commit = store.commit();
       } catch (RuntimeException e) {
         store.abort();

@@ -52,6 +52,8 @@ public final class ImagePlan implements BatchPlan, Serializable {
   private final List<StoreCopy> copies;
   private final StateStoreConf sourceConf;
   private final StateStoreConf targetConf;
+  /** {@link #targetConf} for RocksDB stores without column families: keys not counted. */
+  private final StateStoreConf uncountedConf;
   private final SerializableConfiguration hadoopConf;
   private final HashMap<Long, String[][]> sourceIds;
   private final boolean targetIds;
@@ -59,14 +61,16 @@ public final class ImagePlan implements BatchPlan, Serializable {
   private final String runId = UUID.randomUUID().toString();
 
   private ImagePlan(String source, String target, long batchId, List<StoreCopy> copies,
-      StateStoreConf sourceConf, StateStoreConf targetConf, SerializableConfiguration hadoopConf,
-      HashMap<Long, String[][]> sourceIds, boolean targetIds, boolean fileDigests) {
+      StateStoreConf sourceConf, StateStoreConf targetConf, StateStoreConf uncountedConf,
+      SerializableConfiguration hadoopConf, HashMap<Long, String[][]> sourceIds,
+      boolean targetIds, boolean fileDigests) {
     this.source = source;
     this.target = target;
     this.batchId = batchId;
     this.copies = copies;
     this.sourceConf = sourceConf;
     this.targetConf = targetConf;
+    this.uncountedConf = uncountedConf;
     this.hadoopConf = hadoopConf;
     this.sourceIds = sourceIds;
     this.targetIds = targetIds;
@@ -75,8 +79,8 @@ public final class ImagePlan implements BatchPlan, Serializable {
 
   /** The same plan, whose tasks also report the size and SHA-256 of every file they write. */
   public ImagePlan withFileDigests() {
-    return new ImagePlan(source, target, batchId, copies, sourceConf, targetConf, hadoopConf,
-        sourceIds, targetIds, true);
+    return new ImagePlan(source, target, batchId, copies, sourceConf, targetConf, uncountedConf,
+        hadoopConf, sourceIds, targetIds, true);
   }
 
   /**
@@ -102,9 +106,15 @@ public final class ImagePlan implements BatchPlan, Serializable {
     // one full image per version: a RocksDB commit uploads a .zip, never a changelog
     conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, targetIds ? "2" : "1");
+    StateStoreConf uncounted = null;
+    if (providerClass.contains("RocksDB") && RocksDBKeyCount.settable()) {
+      SQLConf uncountedSql = conf.clone();
+      uncountedSql.setConfString(RocksDBKeyCount.CONF, "false");
+      uncounted = StateStoreConf.apply(uncountedSql);
+    }
     return new ImagePlan(ckpt.location(), target, n, new ArrayList<>(copies), from,
-        StateStoreConf.apply(conf), new SerializableConfiguration(hadoopConf), ids, targetIds,
-        false);
+        StateStoreConf.apply(conf), uncounted, new SerializableConfiguration(hadoopConf), ids,
+        targetIds, false);
   }
 
   /** The source checkpoint. */
@@ -155,6 +165,20 @@ public final class ImagePlan implements BatchPlan, Serializable {
 
   StateStoreConf targetConf() {
     return targetConf;
+  }
+
+  /**
+   * The conf a target store is written with: without counting keys for a RocksDB store without
+   * column families, whose every key is put once ({@link RocksDBKeyCount}); else
+   * {@link #targetConf}.
+   */
+  StateStoreConf writeConf(StoreSpec spec) {
+    return uncountedConf != null && uncounted(spec) ? uncountedConf : targetConf;
+  }
+
+  /** True when {@code spec}'s stores are written without counting keys. */
+  boolean uncounted(StoreSpec spec) {
+    return uncountedConf != null && spec.families() == null;
   }
 
   UUID runId() {
