@@ -35,22 +35,15 @@ public final class FileDigests {
    * forked {@code ls} per file on a local disk without Hadoop's native library.
    */
   public static List<String> list(FileSystem fs, Path root, String skip) throws IOException {
-    List<String> files = new ArrayList<>();
-    walk(fs, root, files);
+    List<FileStatus> files = new ArrayList<>();
+    FileListing.walk(fs, root, files);
     List<String> relative = new ArrayList<>();
-    for (String file : files) {
-      String name = relative(fs, root, new Path(file));
+    for (FileStatus file : files) {
+      String name = relative(fs, root, file.getPath());
       if (!name.equals(skip)) relative.add(name);
     }
     relative.sort(null);
     return relative;
-  }
-
-  private static void walk(FileSystem fs, Path dir, List<String> files) throws IOException {
-    for (FileStatus status : fs.listStatus(dir)) {
-      if (status.isDirectory()) walk(fs, status.getPath(), files);
-      else files.add(status.getPath().toString());
-    }
   }
 
   /** {@code file}'s path relative to {@code root} ({@code state/0/1/2.zip}). */

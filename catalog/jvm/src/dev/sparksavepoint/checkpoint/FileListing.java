@@ -77,8 +77,8 @@ public final class FileListing {
     }
   }
 
-  private static void walk(FileSystem fs, Path dir, List<FileStatus> files)
-      throws IOException {
+  /** Adds every file under {@code dir} to {@code files}, one {@code listStatus} per folder. */
+  static void walk(FileSystem fs, Path dir, List<FileStatus> files) throws IOException {
     for (FileStatus status : fs.listStatus(dir)) {
       if (status.isDirectory()) walk(fs, status.getPath(), files);
       else files.add(status);

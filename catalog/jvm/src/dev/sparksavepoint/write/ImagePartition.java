@@ -117,11 +117,10 @@ final class ImagePartition {
     // an upgraded transformWithState operator has state variables added or dropped)
     List<String> sourceFamilies = copy.from() == null ? families : families(copy.from());
     PartitionCommit commit;
-    boolean uncounted = !hdfs && plan.uncounted(spec);
     long puts = 0;
     try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
-        hdfs ? plan.targetConf() : plan.writeConf(spec), plan.hadoopConf(), spec, p,
-        hdfs ? 0 : version - 1, null, !hdfs, hdfs)) {
+        plan.writeConf(spec), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs,
+        hdfs)) {
       try {
         while (entries.hasNext()) {
           byte[] entry = entries.next();
@@ -142,7 +141,7 @@ final class ImagePartition {
             puts++;
           }
         }
-        if (uncounted) store.recordImageKeys(puts);
+        if (plan.uncounted(spec)) store.recordImageKeys(puts);
         commit = store.commit();
       } catch (RuntimeException e) {
         store.abort();

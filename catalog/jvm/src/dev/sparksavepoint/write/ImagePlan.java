@@ -173,7 +173,7 @@ public final class ImagePlan implements BatchPlan, Serializable {
    * {@link #targetConf}.
    */
   StateStoreConf writeConf(StoreSpec spec) {
-    return uncountedConf != null && uncounted(spec) ? uncountedConf : targetConf;
+    return uncounted(spec) ? uncountedConf : targetConf;
   }
 
   /** True when {@code spec}'s stores are written without counting keys. */
