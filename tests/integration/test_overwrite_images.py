@@ -114,8 +114,9 @@ def test_format_v2_images_are_named_by_their_ids(spark, tmp_path: Path) -> None:
 
 
 def test_many_keys_and_one_given_twice(spark, private_copy) -> None:
-    """200k keys: some share a hash bit (each then looked up in the new store) and none is
-    taken for a repeat; one key given twice among them is refused with nothing changed."""
+    """200k keys into HDFS-backed images, which keep no entries and find a repeat by the keys'
+    hashes: none is taken for a repeat, and one key given twice among them is refused (read
+    back and named) with nothing changed."""
     query = private_copy("agg", "hdfs", "ow")
     keys = "SELECT concat('k', id), 1L, id FROM range(200000)"
     before = snapshot(query.checkpoint)

@@ -32,4 +32,24 @@ public final class StoreFiles {
     Matcher m = VERSION_FILE.matcher(name);
     return m.matches() && (m.group(3).equals("zip") || m.group(3).equals("snapshot"));
   }
+
+  /** True for an HDFS-backed delta file of version {@code version} (or its checksum). */
+  public static boolean isDeltaOf(String name, long version) {
+    Matcher m = VERSION_FILE.matcher(name);
+    return m.matches() && m.group(3).equals("delta") && Long.parseLong(m.group(1)) == version;
+  }
+
+  /**
+   * The name a store file gets as the HDFS-backed snapshot of {@code version}, its companions
+   * kept: {@code 1.delta} -> {@code 7.snapshot}, {@code .1.delta.crc} -> {@code .7.snapshot.crc}.
+   * A delta committed on top of no state holds puts only, each written exactly as a snapshot
+   * writes an entry (length and bytes of key and value, then -1 at the end, compressed alike, in
+   * every Spark version): renamed, it is that state's snapshot.
+   */
+  public static String asSnapshot(String name, long version) {
+    Matcher m = VERSION_FILE.matcher(name);
+    if (!m.matches()) throw new IllegalArgumentException("not a store file: " + name);
+    return name.substring(0, m.start(1)) + version + (m.group(2) == null ? "" : m.group(2))
+        + ".snapshot" + (m.group(4) == null ? "" : m.group(4));
+  }
 }

@@ -130,8 +130,9 @@ public final class StagedImages {
   /**
    * The moves that give {@code spec}'s partitions version {@code version} from their images
    * under {@code staging}'s {@code state} folder: every file of a RocksDB image (the shared SST
-   * files first, the {@code .zip} last); of an HDFS-backed one (committed there as version 1),
-   * the snapshot, renamed for {@code version} (its delta holds the same entries and stays).
+   * files first, the {@code .zip} last); of an HDFS-backed one (committed there as version 1 on
+   * top of no state), its delta, which becomes the snapshot of {@code version}
+   * ({@link StoreFiles#asSnapshot}).
    */
   static List<Move> moves(FileSystem fs, Path staging, StoreSpec spec, long version,
       boolean hdfs) throws IOException {
@@ -149,8 +150,8 @@ public final class StagedImages {
       for (String file : staged) {
         String name = new Path(file).getName();
         if (hdfs) {
-          if (StoreFiles.versionOf(name) != 1 || !StoreFiles.isSnapshot(name)) continue;
-          String renamed = name.replaceFirst("^(\\.*)1", "$1" + version);
+          if (!StoreFiles.isDeltaOf(name, 1)) continue;
+          String renamed = StoreFiles.asSnapshot(name, version);
           images.add(new Move(folder + "/" + file, folder + "/" + renamed));
         } else {
           (StoreFiles.isSnapshot(name) ? images : files)

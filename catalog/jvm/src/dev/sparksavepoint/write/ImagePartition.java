@@ -3,6 +3,7 @@ package dev.sparksavepoint.write;
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
+import dev.sparksavepoint.checkpoint.StoreFiles;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.TaskContext;
@@ -32,8 +34,9 @@ import scala.Tuple2;
  * partition at version N+1 through Spark's provider (a read-only store, aborted after), and
  * writes one target store partition as a full image of version N+1: RocksDB loads an empty
  * store at version N and commits N+1 as a {@code .zip} snapshot; an HDFS-backed store commits
- * the entries as version 1 with a forced snapshot, which is then named for version N+1 (an
- * HDFS-backed snapshot holds entries only; its version is its file name). Entries travel
+ * the entries as version 1 on top of no state, a delta of puts only, which is then named as the
+ * snapshot of version N+1 (an HDFS-backed snapshot holds entries only; its version is its file
+ * name). Entries travel
  * between the two as packed bytes: column family index, key bytes, value bytes.
  */
 final class ImagePartition {
@@ -119,8 +122,8 @@ final class ImagePartition {
     PartitionCommit commit;
     long puts = 0;
     try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
-        plan.writeConf(spec), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs,
-        hdfs)) {
+        plan.writeConf(spec), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs)) {
+      store.streamImage(); // the source's keys are unique: nothing to look up
       try {
         while (entries.hasNext()) {
           byte[] entry = entries.next();
@@ -148,7 +151,7 @@ final class ImagePartition {
         throw e;
       }
     }
-    if (hdfs) keepSnapshotOnly(plan, spec, p, version);
+    if (hdfs) deltaAsSnapshot(plan, spec, p, version);
     return new CopiedPartition(commit, plan.fileDigests() ? digests(plan, spec, p) : List.of());
   }
 
@@ -170,19 +173,21 @@ final class ImagePartition {
   }
 
   /**
-   * An HDFS-backed store's version 1 becomes version {@code version}: its snapshot renamed (when
-   * the version differs), its delta removed (the snapshot holds the same entries).
+   * An HDFS-backed store's version 1, a delta on top of no state, becomes the snapshot of
+   * {@code version} ({@link StoreFiles#asSnapshot}), its checksum companions with it.
    */
-  private static void keepSnapshotOnly(ImagePlan plan, StoreSpec spec, int p, long version) {
+  private static void deltaAsSnapshot(ImagePlan plan, StoreSpec spec, int p, long version) {
     Path dir = new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
         spec.storeName()).storeCheckpointLocation().toString());
     try {
       FileSystem fs = dir.getFileSystem(plan.hadoopConf());
-      if (version != 1
-          && !fs.rename(new Path(dir, "1.snapshot"), new Path(dir, version + ".snapshot"))) {
-        throw new IOException("could not rename " + dir + "/1.snapshot");
+      for (FileStatus file : fs.listStatus(dir)) {
+        String name = file.getPath().getName();
+        if (!StoreFiles.isDeltaOf(name, 1) || !fs.exists(file.getPath())) continue;
+        if (!fs.rename(file.getPath(), new Path(dir, StoreFiles.asSnapshot(name, version)))) {
+          throw new IOException("could not rename " + file.getPath());
+        }
       }
-      fs.delete(new Path(dir, "1.delta"), false);
     } catch (IOException e) {
       throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] " + e.getMessage(), e);
     }

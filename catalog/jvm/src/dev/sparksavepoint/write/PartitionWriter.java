@@ -11,6 +11,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The task side of a write: the rows of one state partition (Spark has shuffled them by key
@@ -20,7 +22,8 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * failure nothing of this partition is committed. In a dry run the partition is read-only and
  * {@link #commit} reports what it would have changed. A full-image replace
  * ({@link WritePlan#images}) puts every row into an empty store instead, committed as one image
- * of the partition: nothing is read, nothing compared, nothing removed.
+ * of the partition: nothing is read, nothing compared, nothing removed (an HDFS-backed image
+ * keeps none of its entries on the heap either, {@link HdfsImageMap}).
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -37,6 +40,11 @@ final class PartitionWriter implements DataWriter<InternalRow> {
    * is set is looked up in the image's store, which holds only what this task put.
    */
   private final long[] imageKeys;
+  /**
+   * For a full image into a store that keeps no entries (HDFS-backed, {@link HdfsImageMap}),
+   * which cannot look keys up: the hashes of the keys put, checked when the partition ends.
+   */
+  private final ImageKeyHashes imageHashes;
   /** The keys a full image got so far (each once). */
   private long imageRows;
   private final StatePartition store;
@@ -50,9 +58,12 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
-    this.imageKeys = plan.images() == null ? null : new long[IMAGE_KEY_BITS / Long.SIZE];
     this.store = plan.images() != null ? StatePartition.openImage(plan, plan.edited(), partition)
         : open(plan, plan.edited(), partition, plan.editedFamily());
+    boolean streamed = plan.images() != null && store.streamImage();
+    this.imageHashes = streamed ? new ImageKeyHashes() : null;
+    this.imageKeys = plan.images() == null || streamed ? null
+        : new long[IMAGE_KEY_BITS / Long.SIZE];
     if (plan.joinCounts() == null) {
       this.counts = null;
     } else {
@@ -96,7 +107,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       throw Errors.wrongPartition(plan.checkpoint(), plan.uid(), plan.state(),
           encoder.describe(row), expected, partition);
     }
-    if (imageKeys != null) {
+    if (plan.images() != null) {
       writeImageRow(row);
       return;
     }
@@ -119,7 +130,9 @@ final class PartitionWriter implements DataWriter<InternalRow> {
    */
   private void writeImageRow(InternalRow row) {
     UnsafeRow key = encoder.entryKey(row);
-    if (givenBefore(key)) {
+    if (imageHashes != null) {
+      imageHashes.add(key);
+    } else if (givenBefore(key)) {
       throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
           encoder.describe(row));
     }
@@ -141,9 +154,43 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public WriterCommitMessage commit() {
     if (edits != null) edits.finish(store, replace, given);
-    if (imageKeys != null) store.recordImageKeys(imageRows);
+    if (plan.images() != null) store.recordImageKeys(imageRows);
     WriterCommitMessage edited = end(store);
+    if (imageHashes != null) imageHashes.repeated().ifPresent(this::settleRepeatedHash);
     return counts == null ? edited : new TaskMessages(List.of(edited, end(counts)));
+  }
+
+  /**
+   * Two keys of a streamed image share a 64-bit hash: the same key given twice, or (about once
+   * in 10^8 partitions of a million keys) two keys. Reads the image back as staged (committed,
+   * not in place) and refuses the write when it holds fewer keys than were put.
+   */
+  private void settleRepeatedHash(long hash) {
+    String family = plan.editedFamily();
+    long[] keys = {0};
+    UnsafeRow[] suspect = {null};
+    try (StatePartition image = StatePartition.openStagedImage(plan, plan.edited(), partition)) {
+      image.forEachKey(family, key -> {
+        keys[0]++;
+        if (ImageKeyHashes.of(key) == hash) suspect[0] = key.copy();
+      });
+    }
+    if (keys[0] < imageRows) {
+      throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
+          describeKey(suspect[0], ImagePartition.keySchema(plan.edited(), family)));
+    }
+  }
+
+  /** "user=alice, item=apple" style rendering of a state key row, for messages. */
+  private static String describeKey(UnsafeRow key, StructType schema) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < schema.size(); i++) {
+      if (out.length() > 0) out.append(", ");
+      DataType type = schema.fields()[i].dataType();
+      out.append(schema.fields()[i].name()).append('=')
+          .append(key.isNullAt(i) ? null : key.get(i, type));
+    }
+    return out.toString();
   }
 
   private WriterCommitMessage end(StatePartition partition) {

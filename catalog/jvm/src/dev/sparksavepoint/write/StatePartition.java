@@ -79,36 +79,35 @@ final class StatePartition implements AutoCloseable {
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition) {
     return open(plan.stateLocation(), plan.runId(), plan.storeConf(), plan.hadoopConf(), spec,
         partition, CheckpointLog.stateVersion(plan.batchId()), plan.uniqueId(spec, partition),
-        false, false);
+        false);
   }
 
   /**
    * An empty store for a full image of {@code spec}'s partition {@code partition}, under the
    * staging folder of the plan's full-image replace ({@link WritePlan.Images}): RocksDB starts
    * empty at version N+1 and commits N+2 as a {@code .zip}; an HDFS-backed store starts at
-   * version 0 and commits version 1 with a forced snapshot ({@code commit.StagedImages} moves it
-   * into place as version N+2).
+   * version 0 and commits version 1, a delta of puts only ({@code commit.StagedImages} moves it
+   * into place as the snapshot of version N+2).
    */
   static StatePartition openImage(WritePlan plan, StoreSpec spec, int partition) {
     WritePlan.Images images = plan.images();
     long version = images.hdfs() ? 0 : CheckpointLog.stateVersion(plan.batchId());
     return open(images.stateLocation(), plan.runId(), images.conf(), plan.hadoopConf(), spec,
-        partition, version, null, !images.hdfs(), images.hdfs());
+        partition, version, null, !images.hdfs());
   }
 
   /**
    * Loads version {@code version} (v2 checkpoint id {@code uniqueId}, or null) of
    * {@code spec}'s partition {@code partition} under the state folder {@code stateLocation}
-   * for writing version+1; {@code loadEmpty}: start from no state (RocksDB only);
-   * {@code snapshot}: the commit writes a full snapshot of version+1 too.
+   * for writing version+1; {@code loadEmpty}: start from no state (RocksDB only).
    */
   static StatePartition open(String stateLocation, UUID runId, StateStoreConf conf,
       Configuration hadoopConf, StoreSpec spec, int partition, long version, String uniqueId,
-      boolean loadEmpty, boolean snapshot) {
+      boolean loadEmpty) {
     StateStoreProvider provider = StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec,
         partition);
     try {
-      StateStore store = provider.getStore(version, Option.apply(uniqueId), snapshot, loadEmpty);
+      StateStore store = provider.getStore(version, Option.apply(uniqueId), false, loadEmpty);
       if (spec.families() != null) spec.families().register(store);
       return new StatePartition(spec, partition, provider, store, store, null, null);
     } catch (RuntimeException e) {
@@ -217,7 +216,6 @@ final class StatePartition implements AutoCloseable {
     removed++;
   }
 
-  /** Commits version N+2 and reports it. */
   /**
    * Records {@code keys} as the key count of the version being written, for a RocksDB full
    * image written without counting ({@link RocksDBKeyCount}); a no-op elsewhere.
@@ -228,6 +226,43 @@ final class StatePartition implements AutoCloseable {
     }
   }
 
+  /**
+   * For a full image of an HDFS-backed store: from here on the store keeps none of the entries
+   * put and only streams them into its delta file ({@link HdfsImageMap}). True when it does;
+   * such a store cannot look keys up. False for a RocksDB store (its entries are off the heap).
+   */
+  boolean streamImage() {
+    return store != null && HdfsImageMap.install(store);
+  }
+
+  /**
+   * Version 1 of {@code spec}'s partition {@code partition} as a full-image replace staged it
+   * (an HDFS-backed image, committed, not yet in place), read-only.
+   */
+  static StatePartition openStagedImage(WritePlan plan, StoreSpec spec, int partition) {
+    WritePlan.Images images = plan.images();
+    StateStoreProvider provider = StoreProviders.open(images.stateLocation(), plan.runId(),
+        images.conf(), plan.hadoopConf(), spec, partition);
+    try {
+      ReadStateStore reads = provider.getReadStore(1, Option.empty());
+      return new StatePartition(spec, partition, provider, reads, null, null, null);
+    } catch (RuntimeException e) {
+      provider.close();
+      throw e;
+    }
+  }
+
+  /** Calls {@code visit} with every key of {@code cf} (a reused row: copy what you keep). */
+  void forEachKey(String cf, java.util.function.Consumer<UnsafeRow> visit) {
+    StateStoreIterator<UnsafeRowPair> it = reads.iterator(cf);
+    try {
+      while (it.hasNext()) visit.accept(it.next().key());
+    } finally {
+      it.close();
+    }
+  }
+
+  /** Commits version N+2 and reports it. */
   PartitionCommit commit() {
     store.commit();
     CrashPoint.reach("state");

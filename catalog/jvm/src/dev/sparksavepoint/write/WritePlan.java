@@ -89,7 +89,8 @@ public final class WritePlan implements BatchPlan, Serializable {
   /**
    * The target of a full-image replace: the staging folder its tasks write into, the store conf
    * of an image commit (a RocksDB commit uploads a {@code .zip}, no changelog), and whether the
-   * store is HDFS-backed (its image is committed there as version 1 with a forced snapshot).
+   * store is HDFS-backed (its image is committed there as version 1, a delta on top of no state,
+   * which becomes the snapshot of version N+2).
    */
   record Images(String staging, StateStoreConf conf, boolean hdfs) implements Serializable {
     String stateLocation() {

@@ -28,4 +28,15 @@ public class StoreFilesTest {
     assertFalse(StoreFiles.isSnapshot("2.delta") || StoreFiles.isSnapshot("2.changelog"),
         "change files");
   }
+
+  @Test
+  public void namesADeltaFromNoStateAsTheSnapshotOfAVersion() {
+    assertEquals("7.snapshot", StoreFiles.asSnapshot("1.delta", 7));
+    assertEquals(".7.snapshot.crc", StoreFiles.asSnapshot(".1.delta.crc", 7), "Hadoop's checksum");
+    assertEquals("7.snapshot.crc", StoreFiles.asSnapshot("1.delta.crc", 7), "Spark's checksum");
+    assertTrue(StoreFiles.isDeltaOf("1.delta", 1) && StoreFiles.isDeltaOf(".1.delta.crc", 1),
+        "a delta and its checksum");
+    assertFalse(StoreFiles.isDeltaOf("11.delta", 1) || StoreFiles.isDeltaOf("1.snapshot", 1),
+        "another version, another kind");
+  }
 }
