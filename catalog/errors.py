@@ -114,6 +114,12 @@ class CorruptFile(SavepointError):
     error_class = "SAVEPOINT_CORRUPT_FILE"
 
 
+class StateTooLarge(SavepointError):
+    """A state partition does not fit in the task's heap (Spark's HDFS-backed provider)."""
+
+    error_class = "SAVEPOINT_OUT_OF_MEMORY"
+
+
 class CheckpointIOError(SavepointError):
     """The file system failed while reading the checkpoint."""
 

@@ -38,6 +38,7 @@ public final class Errors {
       Map.entry("SAVEPOINT_READ_ONLY", "25006"),
       Map.entry("SAVEPOINT_READ_ONLY_STATE", "25006"),
       Map.entry("SAVEPOINT_CORRUPT_FILE", "58030"),
+      Map.entry("SAVEPOINT_OUT_OF_MEMORY", "53200"),
       Map.entry("SAVEPOINT_IO", "58030"),
       Map.entry("SAVEPOINT_WRITE_FAILED", "58030"),
       Map.entry("SAVEPOINT_CONCURRENT_WRITE", "40001"),
@@ -248,9 +249,24 @@ public final class Errors {
             + "/_metadata/v2/* at this checkpoint's own _stateSchema files.");
   }
 
-  /** A state store file of one partition that Spark's provider cannot load (task side). */
-  public static Refusal corruptState(String path, String uid, long operatorId, String state,
+  /**
+   * A state store partition that Spark's provider cannot load (task side): its files are
+   * damaged or incomplete, or (an {@code OutOfMemoryError} among the causes) the task's heap is
+   * too small for it.
+   */
+  public static Refusal unloadableState(String path, String uid, long operatorId, String state,
       long batchId, long version, int partition, Throwable cause) {
+    if (outOfMemory(cause)) {
+      return (Refusal) rejected(
+          "SAVEPOINT_OUT_OF_MEMORY",
+          "State of " + where(path, uid, state) + " for batch " + batchId + " does not fit in"
+              + " the task's memory: loading state/" + operatorId + "/" + partition
+              + "/ (version " + version + ") ran out of heap (" + rootLine(cause) + "). Spark's"
+              + " HDFS-backed provider holds a whole partition on the heap to read or change it:"
+              + " give the executors more memory (spark.executor.memory; spark.driver.memory in"
+              + " local mode), or restore a savepoint of it onto more partitions or RocksDB."
+              + " Nothing was changed.");
+    }
     return (Refusal) rejected(
         "SAVEPOINT_CORRUPT_FILE",
         "State files of " + where(path, uid, state) + " for batch " + batchId + " cannot be"
@@ -260,6 +276,14 @@ public final class Errors {
             + " VERSION AS OF, or restore the state folder from a copy of the checkpoint; after"
             + " an INSERT OVERWRITE killed while moving its files into place, run"
             + " spark-savepoint recover " + path + " to complete it.");
+  }
+
+  /** True when {@code error} or one of its causes is an {@code OutOfMemoryError}. */
+  static boolean outOfMemory(Throwable error) {
+    for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof OutOfMemoryError) return true;
+    }
+    return false;
   }
 
   /** The first line of the innermost cause that has a message (it usually names the file). */

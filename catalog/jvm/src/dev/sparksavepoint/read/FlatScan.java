@@ -62,7 +62,7 @@ public final class FlatScan implements Scan, Batch {
     RuntimeException of(Throwable cause) {
       // A SparkThrowable thrown in a task reaches the driver as itself (Spark 4.3), not as a
       // "Job aborted due to stage failure" wrapper.
-      return Errors.corruptState(checkpoint, uid, operatorId, state, batchId,
+      return Errors.unloadableState(checkpoint, uid, operatorId, state, batchId,
           CheckpointLog.stateVersion(batchId), org.apache.spark.TaskContext.getPartitionId(),
           cause).raise();
     }

@@ -47,9 +47,20 @@ public class ErrorsTest {
         .getMessage();
     assertEquals("[SAVEPOINT_CORRUPT_FILE] File commits/1 of checkpoint '/c' is damaged (the"
         + " file is empty), so batch 1 cannot be read or written. Restore it.", message);
-    String state = Errors.corruptState("/c", "agg_0", 0, "default", 1, 2, 3,
+    String state = Errors.unloadableState("/c", "agg_0", 0, "default", 1, 2, 3,
         new RuntimeException("outer", new IOException("inner 2.delta"))).detail();
     assertContains("state/0/3/ (version 2 and the files it builds on: 2.delta", state);
     assertContains("(inner 2.delta)", state);
+  }
+
+  @Test
+  public void aPartitionTooLargeForTheHeapIsNotCalledDamaged() {
+    Errors.Refusal refusal = Errors.unloadableState("/c", "agg_0", 0, "default", 1, 2, 3,
+        new IllegalStateException("CANNOT_LOAD_STATE_STORE",
+            new OutOfMemoryError("Java heap space")));
+    assertEquals("SAVEPOINT_OUT_OF_MEMORY", refusal.errorClass());
+    assertContains("loading state/0/3/ (version 2) ran out of heap (Java heap space)",
+        refusal.detail());
+    assertContains("spark.executor.memory", refusal.detail());
   }
 }
