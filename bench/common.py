@@ -95,6 +95,24 @@ def build_keyed_state(
     return run_aggregation(spark, source, checkpoint, provider, partitions)
 
 
+def quiesce(spark: SparkSession) -> None:
+    """Untimed, before each measurement: closes the state stores that earlier queries and writes
+    left loaded in this JVM (Spark unloads them only in its maintenance task, and an HDFS-backed
+    store keeps its partition's map on the heap until then) and collects garbage, so that no side
+    pays for what the one before it left behind."""
+    jvm = spark.sparkContext._jvm  # type: ignore[attr-defined]
+    jvm.org.apache.spark.sql.execution.streaming.state.StateStore.stop()
+    jvm.java.lang.System.gc()
+
+
+def timed(spark: SparkSession, action: Callable[[], object]) -> float:
+    """Seconds ``action`` takes, from a quiet JVM (:func:`quiesce`)."""
+    quiesce(spark)
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
 def best_seconds(action: Callable[[], object], repeat: int) -> float:
     """The fastest of ``repeat`` runs of ``action``, in seconds."""
     return min(median_seconds(action, 1) for _ in range(repeat))

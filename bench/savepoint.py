@@ -35,24 +35,23 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from common import PROVIDERS, bench_session, build_keyed_state, keyed_input, run_aggregation
+from common import (
+    PROVIDERS,
+    bench_session,
+    build_keyed_state,
+    keyed_input,
+    run_aggregation,
+    timed,
+)
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
 from spark_savepoint import restore_savepoint, take_savepoint
 
 PARTITIONS = 8  # bench_session's state has 4 partitions (spark.sql.shuffle.partitions)
-
-
-def timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
 
 
 def tree_bytes(folder: Path) -> int:
@@ -109,7 +108,7 @@ class Provider:
 
     def run_copy(self) -> None:
         target = self.fresh("copy")
-        self.record("copy", timed(lambda: shutil.copytree(self.base, target)))
+        self.record("copy", timed(self.spark, lambda: shutil.copytree(self.base, target)))
 
     def run_hadoop_copy(self) -> None:
         target = self.fresh("hadoop_copy")
@@ -119,13 +118,15 @@ class Provider:
         fs = source.getFileSystem(conf)
         dest = jvm.org.apache.hadoop.fs.Path(str(target))
         copy = jvm.org.apache.hadoop.fs.FileUtil.copy
-        self.record("hadoop_copy", timed(lambda: copy(fs, source, fs, dest, False, conf)))
+        seconds = timed(self.spark, lambda: copy(fs, source, fs, dest, False, conf))
+        self.record("hadoop_copy", seconds)
 
     def run_take(self) -> None:
         target = self.fresh("savepoint")
         manifest: list[dict] = []
         seconds = timed(
-            lambda: manifest.append(take_savepoint(self.spark, str(self.base), str(target)))
+            self.spark,
+            lambda: manifest.append(take_savepoint(self.spark, str(self.base), str(target))),
         )
         self.savepoint_state_bytes = tree_bytes(target / "state")
         assert manifest[0]["rows"] == self.keys, f"take: manifest has {manifest[0]['rows']} rows"
@@ -134,7 +135,8 @@ class Provider:
     def run_restore(self) -> None:
         target = self.fresh("restored")
         seconds = timed(
-            lambda: restore_savepoint(self.spark, str(self.savepoint), str(target), PARTITIONS)
+            self.spark,
+            lambda: restore_savepoint(self.spark, str(self.savepoint), str(target), PARTITIONS),
         )
         self.record("restore", seconds, f" (4 -> {PARTITIONS} partitions)")
         if not self.checked:
@@ -143,9 +145,8 @@ class Provider:
     def run_rebuild(self) -> None:
         for events in self.events_per_key:
             target = self.fresh("rebuild")
-            seconds = timed(
-                partial(run_aggregation, self.spark, self.inputs[events], target, self.name)
-            )
+            replay = partial(run_aggregation, self.spark, self.inputs[events], target, self.name)
+            seconds = timed(self.spark, replay)
             assert (target / "commits" / "0").exists(), "rebuild: the query committed no batch"
             self.record(rebuild(events), seconds, f" (replays {events} events per key)")
             if not self.checked:
@@ -157,7 +158,7 @@ class Provider:
         target = self.fresh("spark")
         shutil.copytree(self.base, target)
         try:
-            seconds = timed(lambda: spark_repartition(self.spark, target, PARTITIONS))
+            seconds = timed(self.spark, lambda: spark_repartition(self.spark, target, PARTITIONS))
         except Exception as error:  # the API is internal and experimental: report, skip
             self.spark_error = f"{type(error).__name__}: {str(error).splitlines()[0][:300]}"
             print(f"{self.name:8s} Spark repartition failed: {self.spark_error}", flush=True)

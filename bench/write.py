@@ -15,7 +15,9 @@
     partition by partition, does not do. (The heap an overwrite needs: ``bench/scaling.py``.)
 
 Every write works on a fresh copy of the checkpoint (copying is not timed); runs alternate so
-that all sides see the same machine; each time is the best of ``--repeat`` runs. Prints one
+that all sides see the same machine, each from a quiet JVM (the state stores earlier runs left
+loaded closed, garbage collected: ``common.quiesce``); each time is the best of ``--repeat``
+runs. Prints one
 line per measurement, then one line per ratio with its goal.
 """
 
@@ -23,11 +25,16 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from common import PROVIDERS, bench_session, build_keyed_state, keyed_input, run_aggregation
+from common import (
+    PROVIDERS,
+    bench_session,
+    build_keyed_state,
+    keyed_input,
+    run_aggregation,
+    timed,
+)
 from pyspark.sql import SparkSession
 
 from spark_savepoint import attach
@@ -64,12 +71,6 @@ def fresh_copy(base: Path, scratch: Path) -> Path:
     return scratch / "checkpoint"
 
 
-def timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
 def last_batch(checkpoint: Path) -> int:
     return max(int(p.name) for p in (checkpoint / "commits").iterdir() if p.name.isdigit())
 
@@ -79,7 +80,7 @@ def spark_rewrite(spark: SparkSession, checkpoint: Path) -> float:
     first; it writes state only, so commits/N+1 is copied after it, untimed). Returns seconds."""
     n = last_batch(checkpoint)
     shutil.copy(checkpoint / "offsets" / str(n), checkpoint / "offsets" / str(n + 1))
-    seconds = timed(lambda: bridge.rewrite_state_with_spark(spark, checkpoint.as_uri(), n))
+    seconds = timed(spark, lambda: bridge.rewrite_state_with_spark(spark, checkpoint.as_uri(), n))
     shutil.copy(checkpoint / "commits" / str(n), checkpoint / "commits" / str(n + 1))
     return seconds
 
@@ -112,7 +113,7 @@ class Provider:
         checkpoint = fresh_copy(self.base, self.scratch)
         before = sizes(checkpoint)
         attach(self.spark, str(checkpoint), CATALOG)
-        seconds = timed(lambda: self.spark.sql(statement))
+        seconds = timed(self.spark, lambda: self.spark.sql(statement))
         added = {path: size for path, size in sizes(checkpoint).items() if path not in before}
         return seconds, checkpoint, added
 
@@ -125,7 +126,7 @@ class Provider:
         """The overwrite's input, clustered as the write clusters it, to a noop sink."""
         rows = self.spark.sql(new_values(self.keys)).repartition(4, "id")
         self.seconds["shuffle"].append(
-            timed(lambda: rows.write.format("noop").mode("overwrite").save())
+            timed(self.spark, lambda: rows.write.format("noop").mode("overwrite").save())
         )
 
     def run_rewriter(self) -> None:
@@ -140,7 +141,7 @@ class Provider:
         target = self.scratch / "rebuild"
         source = self.inputs[events]
         self.seconds[f"rebuild{events}"].append(
-            timed(lambda: run_aggregation(self.spark, source, target, self.name))
+            timed(self.spark, lambda: run_aggregation(self.spark, source, target, self.name))
         )
         check_rows(self.spark, target, self.keys, "rebuild")
 
