@@ -15,8 +15,9 @@ Then the heap: the largest size is overwritten again in a driver of its own whos
 of ``UnsafeRow`` copies, takes about 112 bytes per key (a map node, the row object, its byte
 array, a table slot): 560 MB for 5M keys, more than that heap. The overwrite completes because it
 keeps no per-key collection (RocksDB keeps its data off-heap; an HDFS-backed image keeps none of
-its entries, only 8 bytes of hash per key). The rows are then counted in another driver with a
-normal heap: reading HDFS-backed state loads whole partitions through Spark's provider.
+its entries, only 8 bytes of hash per key, at most 32 MB per task). The rows are then counted in
+another driver with a normal heap: reading HDFS-backed state loads whole partitions through
+Spark's provider.
 
 Prints one line per measurement, then, last, one line per ratio: the growth from the middle to
 the largest size (linear growth is the ratio of the sizes) and the heap check.

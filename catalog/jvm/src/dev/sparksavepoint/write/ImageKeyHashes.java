@@ -1,29 +1,59 @@
 package dev.sparksavepoint.write;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.OptionalLong;
+import java.util.PriorityQueue;
+import org.apache.spark.SparkEnv;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
  * How a full image written into a store that keeps no entries ({@link HdfsImageMap}) finds a
- * key given twice: it keeps each key's 64-bit hash (8 bytes per key, against the 100+ bytes of a
- * key and value the store would keep) and, when the partition is written, sorts them. Distinct
- * hashes prove distinct keys; a repeated hash names a suspect, which the caller settles by
- * reading the written image back (two distinct keys share a 64-bit hash about once in 10^8
- * partitions of a million keys).
+ * key given twice: it keeps each key's 64-bit hash and, when the partition is written, looks for
+ * a hash that repeats. Distinct hashes prove distinct keys; a repeated hash names a suspect,
+ * which the caller settles by reading the written image back (two distinct keys share a 64-bit
+ * hash about once in 10^8 partitions of a million keys). Memory is bounded: up to
+ * {@link #DEFAULT_RUN} hashes (32 MB) are kept on the heap; beyond that each full run is sorted
+ * and spilled to a file in Spark's local directories, and the runs are merged at the end.
  *
  * <pre>{@code
- * ImageKeyHashes hashes = new ImageKeyHashes();
- * hashes.add(key);                       // for every key put
- * hashes.repeated();                    // empty: every key was given once
+ * try (ImageKeyHashes hashes = new ImageKeyHashes()) {
+ *   hashes.add(key);                     // for every key put
+ *   hashes.repeated();                   // empty: every key was given once
+ * }
  * }</pre>
  */
-final class ImageKeyHashes {
+final class ImageKeyHashes implements AutoCloseable {
+  /** Hashes held on the heap before a run is spilled: 4M (32 MB). */
+  static final int DEFAULT_RUN = 1 << 22;
+
   private static final long SEED = 42L;
 
+  private final int runLength;
   private long[] hashes = new long[1 << 12];
   private int size;
+  private final List<File> spilled = new ArrayList<>();
+
+  ImageKeyHashes() {
+    this(DEFAULT_RUN);
+  }
+
+  /** Spills every {@code runLength} hashes (tests use small runs). */
+  ImageKeyHashes(int runLength) {
+    this.runLength = runLength;
+  }
 
   /** The 64-bit hash of a key's bytes. */
   static long of(UnsafeRow key) {
@@ -32,16 +62,127 @@ final class ImageKeyHashes {
   }
 
   void add(UnsafeRow key) {
-    if (size == hashes.length) hashes = Arrays.copyOf(hashes, size * 2);
+    if (size == runLength) spill();
+    if (size == hashes.length) hashes = Arrays.copyOf(hashes, Math.min(size * 2, runLength));
     hashes[size++] = of(key);
   }
 
   /** A hash two added keys share, or empty when every hash is distinct. */
   OptionalLong repeated() {
     Arrays.sort(hashes, 0, size);
-    for (int i = 1; i < size; i++) {
-      if (hashes[i] == hashes[i - 1]) return OptionalLong.of(hashes[i]);
+    if (spilled.isEmpty()) {
+      for (int i = 1; i < size; i++) {
+        if (hashes[i] == hashes[i - 1]) return OptionalLong.of(hashes[i]);
+      }
+      return OptionalLong.empty();
     }
-    return OptionalLong.empty();
+    return merged();
+  }
+
+  /** The sorted runs merged (spilled files and the run in memory), looking for a repeat. */
+  private OptionalLong merged() {
+    List<Run> runs = new ArrayList<>();
+    try {
+      for (File file : spilled) runs.add(Run.of(file));
+      runs.add(Run.of(hashes, size));
+      PriorityQueue<Run> heads = new PriorityQueue<>((a, b) -> Long.compare(a.head, b.head));
+      for (Run run : runs) {
+        if (run.advance()) heads.add(run);
+      }
+      boolean first = true;
+      long previous = 0;
+      while (!heads.isEmpty()) {
+        Run run = heads.poll();
+        if (!first && run.head == previous) return OptionalLong.of(previous);
+        first = false;
+        previous = run.head;
+        if (run.advance()) heads.add(run);
+      }
+      return OptionalLong.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      for (Run run : runs) run.close();
+    }
+  }
+
+  private void spill() {
+    Arrays.sort(hashes, 0, size);
+    try {
+      File file = temporaryFile();
+      spilled.add(file);
+      try (DataOutputStream out = new DataOutputStream(
+          new BufferedOutputStream(new FileOutputStream(file), 1 << 16))) {
+        for (int i = 0; i < size; i++) out.writeLong(hashes[i]);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not spill the keys' hashes of a full image", e);
+    }
+    size = 0;
+  }
+
+  /** A file in Spark's local directories (spark.local.dir), or in java.io.tmpdir. */
+  private static File temporaryFile() throws IOException {
+    SparkEnv env = SparkEnv.get();
+    if (env != null) return env.blockManager().diskBlockManager().createTempLocalBlock()._2();
+    File file = File.createTempFile("spark-savepoint-key-hashes-", ".bin");
+    file.deleteOnExit();
+    return file;
+  }
+
+  /** Deletes the spilled runs. */
+  @Override
+  public void close() {
+    for (File file : spilled) file.delete();
+    spilled.clear();
+  }
+
+  /** One sorted run being merged: a spilled file or the hashes in memory. */
+  private static final class Run implements AutoCloseable {
+    private final DataInputStream in;
+    private final long[] memory;
+    private final int length;
+    private int next;
+    long head;
+
+    private Run(DataInputStream in, long[] memory, int length) {
+      this.in = in;
+      this.memory = memory;
+      this.length = length;
+    }
+
+    static Run of(File file) throws IOException {
+      return new Run(new DataInputStream(new BufferedInputStream(new FileInputStream(file),
+          1 << 16)), null, 0);
+    }
+
+    static Run of(long[] memory, int length) {
+      return new Run(null, memory, length);
+    }
+
+    /** Moves to the next hash ({@link #head}); false at the end of the run. */
+    boolean advance() throws IOException {
+      if (in == null) {
+        if (next >= length) return false;
+        head = memory[next++];
+        return true;
+      }
+      try {
+        head = in.readLong();
+        return true;
+      } catch (EOFException end) {
+        return false;
+      }
+    }
+
+    @Override
+    public void close() {
+      if (in == null) return;
+      try {
+        in.close();
+      } catch (IOException e) {
+        // a temporary file, deleted with the others
+      }
+    }
   }
 }

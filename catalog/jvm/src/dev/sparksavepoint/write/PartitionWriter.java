@@ -205,6 +205,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   @Override
   public void close() {
+    if (imageHashes != null) imageHashes.close();
     store.close();
     if (counts != null) counts.close();
   }

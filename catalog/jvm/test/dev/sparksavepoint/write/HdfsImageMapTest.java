@@ -88,4 +88,17 @@ public class HdfsImageMapTest {
     for (long n : new long[] {1, 2, 3, 2}) twice.add(row(n));
     assertEquals(ImageKeyHashes.of(row(2)), twice.repeated().getAsLong(), "key 2 repeats");
   }
+
+  @Test
+  public void keyHashesSpillRunsAndFindARepeatAcrossThem() {
+    try (ImageKeyHashes distinct = new ImageKeyHashes(1000)) {
+      for (long n = 0; n < 10_500; n++) distinct.add(row(n));
+      assertTrue(distinct.repeated().isEmpty(), "10,500 distinct keys in 11 runs");
+    }
+    try (ImageKeyHashes twice = new ImageKeyHashes(1000)) {
+      for (long n = 0; n < 5_000; n++) twice.add(row(n));
+      twice.add(row(17)); // in the sixth run, its first in the first
+      assertEquals(ImageKeyHashes.of(row(17)), twice.repeated().getAsLong(), "17 repeats");
+    }
+  }
 }
