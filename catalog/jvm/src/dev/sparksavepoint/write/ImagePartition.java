@@ -183,7 +183,7 @@ final class ImagePartition {
       FileSystem fs = dir.getFileSystem(plan.hadoopConf());
       for (FileStatus file : fs.listStatus(dir)) {
         String name = file.getPath().getName();
-        if (!StoreFiles.isDeltaOf(name, 1) || !fs.exists(file.getPath())) continue;
+        if (!StoreFiles.isDeltaOf(name, 1)) continue;
         if (!fs.rename(file.getPath(), new Path(dir, StoreFiles.asSnapshot(name, version)))) {
           throw new IOException("could not rename " + file.getPath());
         }
