@@ -41,6 +41,7 @@ LOCAL_FILE_SYSTEM_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFileSystem"
 LOCAL_FS_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFs"
 LOGGER = "dev.sparksavepoint"
 EDITS_LOGGER = "dev.sparksavepoint.edits"
+CRASH_SNAPSHOTS_PROPERTY = "dev.sparksavepoint.crashSnapshots"
 CRASH_POINT_PROPERTY = "dev.sparksavepoint.haltAt"
 
 
@@ -355,6 +356,17 @@ def arm_crash_point(spark: SparkSession, point: str) -> None:
     crash tests only (points: claimed, planned, state, state-committed, committed,
     rolled-back-state)."""
     _jvm(spark).java.lang.System.setProperty(CRASH_POINT_PROPERTY, point)
+
+
+def snapshot_crash_points(spark: SparkSession, folder: str, snapshots: str | None) -> None:
+    """Make every crash point an edit or restore reaches copy the local checkpoint ``folder``
+    into ``snapshots/<nn>-<point>`` (what a kill there would leave) and go on; ``None`` turns
+    it off. For crash tests only."""
+    system = _jvm(spark).java.lang.System
+    if snapshots is None:
+        system.clearProperty(CRASH_SNAPSHOTS_PROPERTY)
+    else:
+        system.setProperty(CRASH_SNAPSHOTS_PROPERTY, f"{folder}={snapshots}")
 
 
 def driver_process(spark: SparkSession) -> tuple[str, int]:

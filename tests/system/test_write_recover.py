@@ -87,8 +87,10 @@ def test_interrupted_edit_of_another_host_is_refused_then_recovered(
 
     assert main(["recover", str(query.checkpoint), "--force"]) == 0
     assert capsys.readouterr().out.strip() == (
-        f"savepoint: completed interrupted batch {batch} of '{query.checkpoint}' without the"
-        f" edit (the state is that of batch {batch - 1})"
+        f"savepoint: recovered '{query.checkpoint}': completed batch {batch} without its"
+        f" changes (the state is that of batch {batch - 1}): it was planned by an edit that was"
+        " interrupted before it committed (upsert into savepoint state agg_0.default by pid"
+        " 4242 on host elsewhere, claimed 2026-11-22T10:00:00Z)"
     )
     assert last_batch(query.checkpoint) == batch
     assert recover(spark, str(query.checkpoint)).startswith("savepoint: nothing to recover")

@@ -13,6 +13,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
+import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
@@ -56,7 +57,7 @@ public final class PythonEntry {
    */
   public static void openCheckpoint(SparkSession spark, String path, String like) {
     EmptySavepoint.createIfMissing(spark, path, like);
-    Checkpoint.open(path, spark.sessionState().newHadoopConf());
+    InterruptedEdit.noticeOnRead(Checkpoint.open(path, spark.sessionState().newHadoopConf()));
   }
 
   /** Creates the empty savepoint {@code target} shaped like {@code like}; a one-line summary. */

@@ -132,8 +132,10 @@ final class CheckpointCopy {
     Path root = folder.root();
     FileSystem fs = folder.fs();
     try {
+      CrashPoint.reach("copy-claimed");
       writeOffsets(from, n, folder, changes.partitions(), changes.provider() == null ? null
           : provider);
+      CrashPoint.reach("copy-planned");
       copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf, upgrade);
       List<CopiedPartition> images = StateImage.copy(plan);
       List<PartitionCommit> commits = images.stream().map(CopiedPartition::commit).toList();
@@ -374,7 +376,7 @@ final class CheckpointCopy {
           CheckpointCommit.stateUniqueIds(plan, commits));
     }
     CheckpointLog commitLog = new CheckpointLog(fs, root, CheckpointLog.COMMITS);
-    commitLog.create(n, commit, conf);
+    commitLog.create(n, commit, conf, () -> CrashPoint.reach("commit-temp"));
     keepTime(from.fileSystem(), from.commitLog().file(n), fs, commitLog.file(n));
   }
 

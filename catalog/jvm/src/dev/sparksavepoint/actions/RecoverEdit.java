@@ -2,9 +2,12 @@ package dev.sparksavepoint.actions;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.commit.Leftovers;
+import dev.sparksavepoint.commit.StagedImages;
 import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import dev.sparksavepoint.write.EmptyBatch;
 import org.apache.spark.sql.classic.SparkSession;
@@ -34,21 +37,28 @@ public final class RecoverEdit {
     } catch (IOException e) {
       throw Errors.writeFailed(path, "complete or remove abandoned staging folders", e);
     }
-    String moved = staged.stream().filter(line -> line.startsWith("moved")).findFirst()
-        .orElse(null);
-    if (moved != null) {
-      return "savepoint: " + moved + " in '" + path + "': the edit is whole";
+    List<String> done = new ArrayList<>(staged);
+    if (staged.stream().noneMatch(line -> line.startsWith(StagedImages.COMPLETED))) {
+      ckpt = Checkpoint.open(path, spark.sessionState().newHadoopConf());
+      long last = ckpt.lastCommitted();
+      String completed = EmptyBatch.completeInterruptedEdit(spark, ckpt, force);
+      if (completed != null) {
+        done.add(completed);
+      } else if (ckpt.lastPlanned() > last) {
+        throw Errors.uncommittedBatch(ckpt.location(), CheckpointLog.nextBatch(last),
+            ckpt.committedRange());
+      }
     }
-    long last = ckpt.lastCommitted();
-    long batch = CheckpointLog.nextBatch(last);
-    if (EmptyBatch.completeInterruptedEdit(spark, ckpt, force)) {
-      return "savepoint: completed interrupted batch " + batch + " of '" + path + "' without"
-          + " the edit (the state is that of batch " + last + ")";
+    try {
+      String removed = Leftovers.remove(ckpt.fileSystem(), ckpt.root());
+      if (removed != null) done.add(removed);
+    } catch (IOException e) {
+      throw Errors.writeFailed(path, "remove what killed edits left", e);
     }
-    if (ckpt.lastPlanned() >= batch) {
-      throw Errors.uncommittedBatch(ckpt.location(), batch, ckpt.committedRange());
+    if (done.isEmpty()) {
+      return "savepoint: nothing to recover in '" + path + "': its last batch "
+          + ckpt.lastCommitted() + " is committed";
     }
-    return "savepoint: nothing to recover in '" + path + "': its last batch " + last
-        + " is committed";
+    return "savepoint: recovered '" + path + "': " + String.join("; ", done);
   }
 }

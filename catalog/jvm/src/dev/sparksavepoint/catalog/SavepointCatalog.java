@@ -5,6 +5,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
@@ -83,6 +84,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     Checkpoint last = opened;
     Checkpoint current = last != null && last.location().equals(path)
         ? last.refreshed() : Checkpoint.open(path, hadoopConf());
+    if (current != last) InterruptedEdit.noticeOnRead(current);
     opened = current;
     return current;
   }

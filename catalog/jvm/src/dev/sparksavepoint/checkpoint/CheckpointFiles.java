@@ -50,8 +50,19 @@ public final class CheckpointFiles {
    * @throws FileAlreadyExistsException when {@code file} exists
    */
   public static void writeNew(Path file, byte[] bytes, Configuration conf) throws IOException {
+    writeNew(file, bytes, conf, () -> {});
+  }
+
+  /**
+   * {@link #writeNew}, running {@code beforePublish} once the temporary file is written and
+   * before it is renamed (before the one request of a conditional create): the moment a kill
+   * leaves a temporary file behind (crash tests).
+   */
+  public static void writeNew(Path file, byte[] bytes, Configuration conf,
+      Runnable beforePublish) throws IOException {
     FileSystem fs = file.getFileSystem(conf);
     if (fs.hasPathCapability(file, CONDITIONAL_CREATE)) {
+      beforePublish.run();
       createIfAbsent(fs, file, bytes);
       return;
     }
@@ -61,7 +72,7 @@ public final class CheckpointFiles {
     try {
       fc = FileContext.getFileContext(file.toUri(), conf);
     } catch (UnsupportedFileSystemException e) {
-      writeWithFileSystem(file, temp, bytes, conf);
+      writeWithFileSystem(file, temp, bytes, conf, beforePublish);
       return;
     }
     if (!fc.util().exists(dir)) fc.mkdir(dir, FsPermission.getDirDefault(), true);
@@ -70,6 +81,7 @@ public final class CheckpointFiles {
       try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
         out.write(bytes);
       }
+      beforePublish.run();
       fc.rename(temp, file, Options.Rename.NONE);
     } finally {
       if (fc.util().exists(temp)) fc.delete(temp, false);
@@ -97,14 +109,15 @@ public final class CheckpointFiles {
   }
 
   /** {@link #writeNew} where Hadoop has no FileContext binding for the scheme. */
-  private static void writeWithFileSystem(Path file, Path temp, byte[] bytes, Configuration conf)
-      throws IOException {
+  private static void writeWithFileSystem(Path file, Path temp, byte[] bytes, Configuration conf,
+      Runnable beforePublish) throws IOException {
     FileSystem fs = file.getFileSystem(conf);
     if (fs.exists(file)) throw new FileAlreadyExistsException(file.toString());
     try {
       try (FSDataOutputStream out = fs.create(temp, false)) {
         out.write(bytes);
       }
+      beforePublish.run();
       if (fs.exists(file) || !fs.rename(temp, file)) {
         throw new FileAlreadyExistsException(file.toString());
       }

@@ -86,6 +86,12 @@ public final class CheckpointLog {
     CheckpointFiles.writeNew(file(batchId), bytes, conf);
   }
 
+  /** {@link #create}, running {@code beforePublish} before the entry becomes visible. */
+  public void create(long batchId, byte[] bytes, Configuration conf, Runnable beforePublish)
+      throws IOException {
+    CheckpointFiles.writeNew(file(batchId), bytes, conf, beforePublish);
+  }
+
   /**
    * The JSON line of a log entry.
    *

@@ -24,6 +24,17 @@ public interface BatchPlan {
   /** True when the checkpoint records state checkpoint ids (format v2). */
   boolean hasUniqueIds();
 
+  /**
+   * Records what the edit did besides its own change that the user should know (an interrupted
+   * edit completed or discarded first, leftovers removed): its report's warning.
+   */
+  default void notice(String line) {}
+
+  /** The lines {@link #notice} recorded, in order. */
+  default List<String> notices() {
+    return List.of();
+  }
+
   /** The folder state stores live under: {@code <checkpoint>/state}. */
   default String stateLocation() {
     return new Path(checkpoint(), "state").toString();

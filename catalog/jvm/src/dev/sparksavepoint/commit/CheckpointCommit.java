@@ -55,6 +55,8 @@ public final class CheckpointCommit {
   private final BatchPlan plan;
   private final FileSystem fs;
   private final EditClaim claim;
+  /** What the edit does, as its claim says ("upsert into savepoint state agg_0.default ..."). */
+  private final String what;
   /** Version N+2 files in the write's store partitions before the write (normally none). */
   private final Set<String> before;
   /** Set when commits/N+1 turned out to exist: a query re-ran and committed the batch. */
@@ -69,10 +71,12 @@ public final class CheckpointCommit {
   /** Set once commits/N+1 is written: from then on nothing of the edit may be removed. */
   private boolean committed;
 
-  private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, Set<String> before) {
+  private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, String what,
+      Set<String> before) {
     this.plan = plan;
     this.fs = fs;
     this.claim = claim;
+    this.what = what;
     this.before = before;
   }
 
@@ -105,6 +109,8 @@ public final class CheckpointCommit {
     if (!planned) claim.planBatch(plan.hadoopConf(), offsetsEntry);
     try {
       FileSystem fs = new Path(plan.checkpoint()).getFileSystem(plan.hadoopConf());
+      String removed = Leftovers.remove(fs, new Path(plan.checkpoint()));
+      if (removed != null) plan.notice(removed);
       FileSystem raw = unchecksummed(fs);
       long version = newVersion(plan);
       Set<String> before = new HashSet<>();
@@ -119,7 +125,7 @@ public final class CheckpointCommit {
           }
         }
       }
-      return new CheckpointCommit(plan, fs, claim, before);
+      return new CheckpointCommit(plan, fs, claim, what, before);
     } catch (IOException | RuntimeException e) {
       claim.release();
       throw e instanceof IOException io
@@ -216,7 +222,8 @@ public final class CheckpointCommit {
         commit = CheckpointLog.withMetadataField(commit, "nextBatchWatermarkMs",
             LongNode.valueOf(nextWatermarkMs));
       }
-      log.create(next, commit, plan.hadoopConf());
+      commit = EditToken.stamp(commit, claim.id());
+      log.create(next, commit, plan.hadoopConf(), () -> CrashPoint.reach("commit-temp"));
       committed = true;
     } catch (FileAlreadyExistsException e) {
       committedByOther = true;
@@ -229,6 +236,16 @@ public final class CheckpointCommit {
       throw Errors.writeFailed(plan.checkpoint(), "write commits/" + next, e);
     }
     CrashPoint.reach("committed");
+  }
+
+  /** What the edit does, as its claim says. */
+  public String what() {
+    return what;
+  }
+
+  /** The edit's id, which commits/N+1 carries ({@link EditToken}). */
+  public String editId() {
+    return claim.id();
   }
 
   /** True once commits/N+1 is written. */

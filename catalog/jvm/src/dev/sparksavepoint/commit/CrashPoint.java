@@ -1,21 +1,84 @@
 package dev.sparksavepoint.commit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
 /**
- * Named points of a write's commit protocol where a test can stop this JVM as abruptly as
- * {@code kill -9} ({@code Runtime.halt}: no finally blocks, no shutdown hooks). Off unless the
- * system property {@value #PROPERTY} names a point; tests/test_write_crash.py sets it in a
- * writer process it started for the purpose.
+ * Named points of a write's commit protocol, for tests of what a crash there leaves. Off unless
+ * a system property is set; two ways in:
+ *
+ * <ul>
+ *   <li>{@value #PROPERTY} names a point ({@code point}, or {@code point#k} for its k-th time):
+ *       this JVM halts there as abruptly as {@code kill -9} ({@code Runtime.halt}: no finally
+ *       blocks, no shutdown hooks). tests/system/test_write_crash.py sets it in a writer process
+ *       it started for the purpose;
+ *   <li>{@value #SNAPSHOTS} is {@code <local folder>=<snapshot folder>}: at every point the
+ *       folder (a local checkpoint) is copied, byte for byte, into
+ *       {@code <snapshot folder>/<nn>-<point>[-<k>]}, and the write goes on. Each copy holds exactly
+ *       the files a kill at that point would leave (tests/system/test_crash_points.py).
+ * </ul>
  */
 public final class CrashPoint {
   public static final String PROPERTY = "dev.sparksavepoint.haltAt";
+  public static final String SNAPSHOTS = "dev.sparksavepoint.crashSnapshots";
+
+  /** Times each point was reached in this JVM, and all points together (snapshot order). */
+  private static final Map<String, Integer> REACHED = new HashMap<>();
+
+  private static int snapshots;
 
   private CrashPoint() {}
 
-  /** Halts the JVM when {@code point} is the one asked for. */
+  /** Halts the JVM, or snapshots the checkpoint, when {@code point} is asked for. */
   public static void reach(String point) {
-    if (point.equals(System.getProperty(PROPERTY))) {
-      System.err.println("spark-savepoint: halting at crash point '" + point + "' (test)");
+    String halt = System.getProperty(PROPERTY);
+    String snapshot = System.getProperty(SNAPSHOTS);
+    if (halt == null && snapshot == null) return;
+    int times;
+    synchronized (REACHED) {
+      times = REACHED.merge(point, 1, Integer::sum);
+    }
+    if (point.equals(halt) || (point + "#" + times).equals(halt)) {
+      System.err.println("spark-savepoint: halting at crash point '" + halt + "' (test)");
       Runtime.getRuntime().halt(137);
+    }
+    if (snapshot != null) snapshot(snapshot, times > 1 ? point + "-" + times : point);
+  }
+
+  private static synchronized void snapshot(String spec, String name) {
+    int eq = spec.lastIndexOf('=');
+    Path from = Path.of(spec.substring(0, eq));
+    Path to = Path.of(spec.substring(eq + 1), String.format("%02d-%s", snapshots++, name));
+    if (!Files.exists(from)) {
+      try {
+        Files.createDirectories(to);
+      } catch (IOException e) {
+        throw new UncheckedIOException("crash point snapshot " + name, e);
+      }
+      return;
+    }
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        Path target = to.resolve(from.relativize(file).toString());
+        try {
+          if (Files.isDirectory(file)) {
+            Files.createDirectories(target);
+          } else {
+            Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
+          }
+        } catch (NoSuchFileException e) {
+          // renamed or removed by a task meanwhile: as a kill a moment later would find it
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("crash point snapshot " + name, e);
     }
   }
 }

@@ -43,6 +43,11 @@ import org.apache.hadoop.fs.Path;
 public final class EditClaim {
   public static final String FOLDER = "_savepoint/edits";
   private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Set in claims whose commit carries their id ({@link EditToken}): only of those can a
+   * commit without it prove that another writer committed the batch.
+   */
+  static final String MARKS = "marksCommit";
 
   /** How long the first-named of racing writers waits for the others to withdraw. */
   private static final long TIE_WAIT_MILLIS = 2_000;
@@ -85,7 +90,7 @@ public final class EditClaim {
       }
       long batch = CheckpointLog.nextBatch(plan.batchId());
       Path own = new Path(folder, fileName(batch, UUID.randomUUID()));
-      CheckpointFiles.writeNew(own, record(batch, what), plan.hadoopConf());
+      CheckpointFiles.writeNew(own, record(batch, what, true), plan.hadoopConf());
       EditClaim claim = new EditClaim(location, fs, root, batch, own, created);
       String rival = overrideRivals ? null : claim.liveRival();
       if (rival != null) {
@@ -100,11 +105,24 @@ public final class EditClaim {
     }
   }
 
+  /**
+   * This claim's id, the uuid in its file name: commits/b carries it ({@link EditToken}), so
+   * the commit proves that this edit wrote it.
+   */
+  String id() {
+    return idOf(own.getName());
+  }
+
+  /** The writer's uuid in a claim file's name ({@code <batch>.<uuid>.json}). */
+  static String idOf(String claimFile) {
+    return claimFile.substring(claimFile.indexOf('.') + 1, claimFile.length() - ".json".length());
+  }
+
   /** Records batch {@code batch} of a new checkpoint as made by this tool (empty savepoints). */
   public static void recordBatch(Path root, long batch, String what,
       org.apache.hadoop.conf.Configuration conf) throws IOException {
     CheckpointFiles.writeNew(new Path(new Path(root, FOLDER), fileName(batch, UUID.randomUUID())),
-        record(batch, what), conf);
+        record(batch, what, false), conf);
   }
 
   /** The name of a claim file: {@code <batch>.<writer's uuid>.json}. */
@@ -136,9 +154,11 @@ public final class EditClaim {
   }
 
   /** The claim file's content: which batch, which process, when, and what it edits. */
-  private static byte[] record(long batch, String what) throws IOException {
+  private static byte[] record(long batch, String what, boolean marksCommit)
+      throws IOException {
     ObjectNode json = JSON.createObjectNode();
-    json.put("batch", batch).put("edit", what).put("claimedAt", Instant.now().toString());
+    json.put("batch", batch).put("edit", what).put("claimedAt", Instant.now().toString())
+        .put(MARKS, marksCommit);
     WriterProcess.current().writeTo(json);
     return JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
   }
@@ -244,14 +264,26 @@ public final class EditClaim {
   // ---- reading claims ----
 
   /** One claim file: its name, the batch it claims, its writer and what it edits. */
-  record Claim(String file, long batch, WriterProcess writer, String edit, String claimedAt) {
+  record Claim(String file, long batch, WriterProcess writer, String edit, String claimedAt,
+      boolean marksCommit) {
     String describe() {
       return edit + " by " + writer.describe() + ", claimed " + claimedAt;
+    }
+
+    /** The claim's id ({@link EditClaim#id}). */
+    String id() {
+      return idOf(file);
     }
   }
 
   /** The claims on batch {@code batch} of the checkpoint at {@code root}, oldest name first. */
   static List<Claim> claims(FileSystem fs, Path root, long batch) throws IOException {
+    return claims(fs, root, b -> b == batch);
+  }
+
+  /** The claims on the batches {@code batches} accepts, oldest name first. */
+  static List<Claim> claims(FileSystem fs, Path root, java.util.function.LongPredicate batches)
+      throws IOException {
     List<Claim> claims = new ArrayList<>();
     Path folder = new Path(root, FOLDER);
     FileStatus[] files;
@@ -262,7 +294,8 @@ public final class EditClaim {
     }
     for (FileStatus status : files) {
       String name = status.getPath().getName();
-      if (batchOf(name) != batch) continue;
+      long batch = batchOf(name);
+      if (batch < 0 || !batches.test(batch)) continue;
       JsonNode json;
       try {
         json = JSON.readTree(CheckpointFiles.readAll(fs, status.getPath()));
@@ -272,7 +305,8 @@ public final class EditClaim {
         json = JSON.createObjectNode(); // being written: a live claim of unknown origin
       }
       claims.add(new Claim(name, batch, WriterProcess.readFrom(json),
-          json.path("edit").asText("an edit"), json.path("claimedAt").asText("?")));
+          json.path("edit").asText("an edit"), json.path("claimedAt").asText("?"),
+          json.path(MARKS).asBoolean(false)));
     }
     claims.sort((a, b) -> a.file().compareTo(b.file()));
     return claims;

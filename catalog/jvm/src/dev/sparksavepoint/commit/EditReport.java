@@ -43,7 +43,8 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
     long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
     long removed = commits.stream().mapToLong(PartitionCommit::removed).sum();
     EditReport report = new EditReport(plan.checkpoint(), table,
-        committed ? CheckpointLog.nextBatch(plan.batchId()) : -1, written, removed);
+        committed ? CheckpointLog.nextBatch(plan.batchId()) : -1, written, removed,
+        warning(plan));
     return record(report);
   }
 
@@ -54,7 +55,14 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
   public static EditReport replaced(BatchPlan plan, String table, List<PartitionCommit> commits) {
     long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
     return record(new EditReport(plan.checkpoint(), table,
-        CheckpointLog.nextBatch(plan.batchId()), written, REPLACED));
+        CheckpointLog.nextBatch(plan.batchId()), written, REPLACED, warning(plan)));
+  }
+
+  /** The plan's notices as one line ("savepoint: ... '/c': a; b"), or null. */
+  private static String warning(BatchPlan plan) {
+    if (plan.notices().isEmpty()) return null;
+    return "savepoint: before editing '" + plan.checkpoint() + "', "
+        + String.join("; ", plan.notices());
   }
 
   /** {@code removed} of a replace that wrote full images: the whole old state was replaced. */

@@ -57,8 +57,25 @@ public final class QueryActivity {
         .equalsIgnoreCase("true")) {
       return;
     }
+    List<RunRecords.Run> runs;
+    try {
+      runs = RunRecords.read(ckpt.fileSystem(), ckpt.root());
+    } catch (java.io.IOException e) {
+      throw Errors.io(ckpt.location(), e);
+    }
+    long now = System.currentTimeMillis();
+    for (RunRecords.Run run : runs) {
+      if (run.alive(now)) {
+        throw Errors.queryAlive(ckpt.location(), uid, state, "it runs: " + run.describe(now)
+            + "; a run counts as alive until it stops or is not heard from for "
+            + RunRecords.seconds(run.leaseMs()), FORCE_CONF);
+      }
+    }
     Activity activity = Activity.of(ckpt);
     if (activity == null) return;
+    for (RunRecords.Run run : runs) {
+      if (run.stopped() && run.lastBatch() >= activity.batchId()) return; // stopped after it
+    }
     UUID id = ckpt.queryId();
     Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
     if (stopped != null && activity.committedMs() <= stopped) return;
@@ -85,11 +102,9 @@ public final class QueryActivity {
       List<Long> recent = batches.subList(Math.max(0, batches.size() - HISTORY - 1),
           batches.size());
       List<long[]> queryBatches = new ArrayList<>(); // [batch id, batch timestamp]
-      long previous = Long.MIN_VALUE;
       for (long batch : recent) {
         long timestamp = ckpt.batchTimestampMs(batch);
-        if (timestamp != previous) queryBatches.add(new long[] {batch, timestamp});
-        previous = timestamp;
+        if (!madeByTool(ckpt, batch, timestamp)) queryBatches.add(new long[] {batch, timestamp});
       }
       if (queryBatches.isEmpty()) return null;
       long[] last = queryBatches.get(queryBatches.size() - 1);
@@ -103,6 +118,26 @@ public final class QueryActivity {
       long duration = last[1] > 0 ? Math.max(0, committed - last[1]) : 0;
       long window = Math.min(MAX_WINDOW_MS, Math.max(MIN_WINDOW_MS, 2 * interval + duration));
       return new Activity(last[0], committed, interval, window);
+    }
+
+    /**
+     * True when {@code batch} is the tool's, not the query's: its commit carries an edit's id
+     * ({@link EditToken}; also in a restored savepoint, which has no claim files), or it keeps
+     * the batch timestamp of the batch planned before it (an edit copies offsets/N).
+     */
+    private static boolean madeByTool(Checkpoint ckpt, long batch, long timestamp) {
+      try {
+        String edit = EditToken.of(ckpt.fileSystem(), ckpt.root(), batch);
+        if (edit != null && !edit.isEmpty()) return true;
+      } catch (java.io.IOException e) {
+        // unreadable: judged by its timestamp
+      }
+      if (batch == 0 || ckpt.lastPlanned() < batch - 1) return false;
+      try {
+        return ckpt.batchTimestampMs(batch - 1) == timestamp;
+      } catch (RuntimeException e) {
+        return false; // offsets/b-1 is gone (purged): a query's batch as far as we know
+      }
     }
 
     String describe() {

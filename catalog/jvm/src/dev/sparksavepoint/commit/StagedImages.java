@@ -82,8 +82,9 @@ public final class StagedImages {
 
   /**
    * Commits the edit whose tasks staged images of {@code spec} ({@code hdfs}: HDFS-backed) and
-   * committed {@code commits}: moves the images and writes commits/N+1 in the order the
-   * checkpoint's format needs (see the class comment), then removes the staging folder.
+   * committed {@code commits}: records the moves and the edit's id ({@value #MANIFEST}), moves
+   * the images and writes commits/N+1 in the order the checkpoint's format needs (see the class
+   * comment), then removes the staging folder.
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_WRITE_FAILED; when commits/N+1 is
    *     written and a move then fails, the message says to run {@code spark-savepoint recover}
@@ -91,19 +92,21 @@ public final class StagedImages {
   public void commit(CheckpointCommit commit, List<PartitionCommit> commits, StoreSpec spec,
       boolean hdfs) {
     long batch = CheckpointLog.nextBatch(plan.batchId());
+    boolean beforeCommit = plan.hasUniqueIds();
     List<Move> moves;
     try {
       moves = moves(fs, staging, spec, CheckpointLog.stateVersion(batch), hdfs);
-      if (plan.hasUniqueIds()) {
+      record(fs, staging, new Manifest(batch, commit.editId(), commit.what(), beforeCommit,
+          moves));
+      CrashPoint.reach("images-recorded");
+      if (beforeCommit) {
         for (Path placed : publish(fs, root, staging, moves)) commit.wrote(placed);
-      } else {
-        record(fs, staging, batch, moves);
       }
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "move the staged images into place", e);
     }
     commit.finish(commits);
-    if (!plan.hasUniqueIds()) {
+    if (!beforeCommit) {
       CrashPoint.reach("images-committed");
       try {
         publish(fs, root, staging, moves);
@@ -164,18 +167,41 @@ public final class StagedImages {
   }
 
   /**
-   * Records {@code moves} for batch {@code batch} in the staging folder: from here on the edit
-   * is completed, not removed, once commits/{@code batch} exists.
+   * What a staging folder's {@value #MANIFEST} records: the batch the edit claimed, its id
+   * (which its commit carries, {@link EditToken}), what it edits, whether the moves happen
+   * before the commit (format v2) or after it (v1), and the moves.
    */
-  static void record(FileSystem fs, Path staging, long batch, List<Move> moves)
-      throws IOException {
+  record Manifest(long batch, String editId, String edit, boolean beforeCommit,
+      List<Move> moves) {}
+
+  /**
+   * Records {@code manifest} in the staging folder: from here on the edit is completed once
+   * commits/{@code batch} exists and carries its id, and discarded otherwise.
+   */
+  static void record(FileSystem fs, Path staging, Manifest manifest) throws IOException {
     ObjectNode json = JSON.createObjectNode();
-    json.put("batch", batch);
+    json.put("batch", manifest.batch()).put("editId", manifest.editId())
+        .put("edit", manifest.edit()).put("beforeCommit", manifest.beforeCommit());
     ArrayNode list = json.putArray("moves");
-    for (Move m : moves) list.addArray().add(m.from()).add(m.to());
+    for (Move m : manifest.moves()) list.addArray().add(m.from()).add(m.to());
     try (var out = fs.create(new Path(staging, MANIFEST), false)) {
       out.write(JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8));
     }
+  }
+
+  /** The manifest of {@code staging}, or null when it has none (it never got that far). */
+  static Manifest read(FileSystem fs, Path staging) throws IOException {
+    JsonNode json;
+    try {
+      json = JSON.readTree(CheckpointFiles.readAll(fs, new Path(staging, MANIFEST)));
+    } catch (FileNotFoundException e) {
+      return null;
+    }
+    List<Move> moves = new ArrayList<>();
+    for (JsonNode m : json.path("moves")) moves.add(new Move(m.get(0).asText(), m.get(1).asText()));
+    return new Manifest(json.path("batch").asLong(-1), json.path("editId").asText(""),
+        json.path("edit").asText("an INSERT OVERWRITE"), json.path("beforeCommit").asBoolean(),
+        moves);
   }
 
   /**
@@ -193,33 +219,46 @@ public final class StagedImages {
       fs.mkdirs(to.getParent());
       if (!fs.rename(from, to)) throw new IOException("could not move " + from + " to " + to);
       placed.add(to);
+      CrashPoint.reach("image-moved");
     }
     return placed;
   }
 
   /**
-   * Completes or drops the staged images of an abandoned staging folder under checkpoint
-   * {@code root}: when its manifest's batch is committed, the files are moved into place (and
-   * that batch is returned, else -1); then the folder is removed.
+   * Completes or discards the staged images of the abandoned staging folder {@code staging}
+   * under checkpoint {@code root}, then removes the folder; returns what it did, one line. The
+   * images are moved into place only when commits/b exists and carries the edit's own id:
+   * never into a batch that a query (or another edit) committed, whose files they would
+   * outrank. Otherwise they are dropped, with the images a format-v2 edit had moved before its
+   * commit (named by the edit's own state checkpoint ids, which no commit refers to).
    */
-  static long complete(FileSystem fs, Path root, Path staging) throws IOException {
-    JsonNode json;
-    try {
-      json = JSON.readTree(CheckpointFiles.readAll(fs, new Path(staging, MANIFEST)));
-    } catch (FileNotFoundException e) {
-      json = null;
+  static String complete(FileSystem fs, Path root, Path staging) throws IOException {
+    Manifest manifest = read(fs, staging);
+    if (manifest == null) {
+      fs.delete(staging, true);
+      return "removed the staging folder " + staging.getName() + " of an edit that was"
+          + " interrupted before it committed";
     }
-    long batch = json == null ? -1 : json.path("batch").asLong(-1);
-    boolean committed = batch >= 0
-        && fs.exists(new Path(new Path(root, CheckpointLog.COMMITS), Long.toString(batch)));
-    if (committed) {
-      List<Move> moves = new ArrayList<>();
-      for (JsonNode m : json.path("moves")) {
-        moves.add(new Move(m.get(0).asText(), m.get(1).asText()));
+    long batch = manifest.batch();
+    String committedBy = EditToken.of(fs, root, batch);
+    if (committedBy != null && committedBy.equals(manifest.editId())) {
+      publish(fs, root, staging, manifest.moves());
+      fs.delete(staging, true);
+      return COMPLETED + batch + " into place";
+    }
+    if (manifest.beforeCommit()) {
+      for (Move m : manifest.moves()) {
+        Path to = new Path(root, m.to());
+        if (!fs.exists(new Path(staging, m.from())) && fs.exists(to)) fs.delete(to, false);
       }
-      publish(fs, root, staging, moves);
     }
     fs.delete(staging, true);
-    return committed ? batch : -1;
+    return "discarded the staged images of " + manifest.edit() + ", interrupted before it"
+        + " committed batch " + batch + ": " + (committedBy == null ? "the batch is not"
+        + " committed" : (committedBy.isEmpty() ? "the streaming query" : "another edit")
+        + " committed the batch, and its state stands");
   }
+
+  /** How {@link #complete}'s line begins when it moved a committed edit's images. */
+  public static final String COMPLETED = "moved the staged images of committed batch ";
 }

@@ -39,8 +39,9 @@ public final class StagingFolders {
 
   /**
    * Removes the staging folders under checkpoint {@code root} whose writer is provably gone,
-   * after completing the committed edit of one that staged full images ({@link StagedImages});
-   * returns what it did, a line per folder.
+   * after completing the edit of one that staged full images when the edit's own commit is
+   * there, or discarding its images when not ({@link StagedImages#complete}); returns what it
+   * did, a line per folder.
    */
   public static List<String> removeAbandoned(FileSystem fs, Path root) throws IOException {
     List<String> removed = new ArrayList<>();
@@ -54,9 +55,7 @@ public final class StagingFolders {
         continue; // being made, or removed meanwhile
       }
       if (WriterProcess.readFrom(owner).isGone()) {
-        long batch = StagedImages.complete(fs, root, folder);
-        removed.add(batch >= 0 ? "moved the staged images of committed batch " + batch
-            + " into place" : "removed the abandoned staging folder " + folder.getName());
+        removed.add(StagedImages.complete(fs, root, folder));
       }
     }
     return removed;

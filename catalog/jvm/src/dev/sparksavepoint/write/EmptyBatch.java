@@ -16,14 +16,15 @@ public final class EmptyBatch {
 
   /**
    * Completes the interrupted edit's batch of {@code ckpt} when there is one that may be
-   * completed; false when the last batch is not an interrupted edit's.
+   * completed, and says so in one line; null when the last batch is not an interrupted edit's.
    *
    * @param force complete it even when a claimer is not provably gone
    * @throws org.apache.spark.sql.AnalysisException as {@link InterruptedEdit#completable}
    */
-  public static boolean completeInterruptedEdit(SparkSession spark, Checkpoint ckpt,
+  public static String completeInterruptedEdit(SparkSession spark, Checkpoint ckpt,
       boolean force) {
-    if (!InterruptedEdit.completable(ckpt, force)) return false;
+    String edit = InterruptedEdit.completable(ckpt, force);
+    if (edit == null) return null;
     long last = ckpt.lastCommitted();
     long batch = CheckpointLog.nextBatch(last);
     WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
@@ -36,6 +37,8 @@ public final class EmptyBatch {
       tx.rollback();
       throw e;
     }
-    return true;
+    return "completed batch " + batch + " without its changes (the state is that of batch "
+        + last + "): it was planned by an edit that was interrupted before it committed ("
+        + edit + ")";
   }
 }

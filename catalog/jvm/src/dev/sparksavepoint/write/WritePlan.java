@@ -69,6 +69,8 @@ public final class WritePlan implements BatchPlan, Serializable {
   /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
   private final HashMap<Long, String[][]> uniqueIds;
   private final String runId = UUID.randomUUID().toString();
+  /** What the edit did besides its change ({@link #notice}). */
+  private final ArrayList<String> notices = new ArrayList<>();
   /** The transformWithState variable (or timers) the write edits, or null. */
   private TwsVariable variable;
   /**
@@ -126,7 +128,7 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
-    completeAbandoned(ckpt);
+    List<String> notices = new ArrayList<>(completeAbandoned(ckpt));
     Operator op = origin.operator();
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
@@ -135,10 +137,12 @@ public final class WritePlan implements BatchPlan, Serializable {
         spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
     if (ckpt.lastPlanned() > loaded) {
       // a transaction's statement completes it too (then the transaction starts from it)
-      if (dryRun || !EmptyBatch.completeInterruptedEdit(spark, ckpt, false)) {
+      String completed = dryRun ? null : EmptyBatch.completeInterruptedEdit(spark, ckpt, false);
+      if (completed == null) {
         throw Errors.writeUncommitted(ckpt.location(), op.uid(), origin.state(),
             ckpt.lastPlanned());
       }
+      notices.add(completed);
       // the completed batch holds the state of the batch before it, where the table was loaded
       ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
     }
@@ -172,6 +176,7 @@ public final class WritePlan implements BatchPlan, Serializable {
       plan.variable = TwsVariable.of(ckpt.location(), op, origin, edited.families());
     }
     plan.dryRun = dryRun;
+    plan.notices.addAll(notices);
     return plan;
   }
 
@@ -179,13 +184,23 @@ public final class WritePlan implements BatchPlan, Serializable {
    * Completes what killed writers left in staging folders: a committed full-image overwrite's
    * images are moved into place, anything else is removed ({@link StagingFolders}).
    */
-  private static void completeAbandoned(Checkpoint ckpt) {
+  private static List<String> completeAbandoned(Checkpoint ckpt) {
     try {
-      StagingFolders.removeAbandoned(ckpt.fileSystem(), ckpt.root());
+      return StagingFolders.removeAbandoned(ckpt.fileSystem(), ckpt.root());
     } catch (IOException e) {
       throw Errors.writeFailed(ckpt.location(), "complete or remove abandoned staging folders",
           e);
     }
+  }
+
+  @Override
+  public void notice(String line) {
+    notices.add(line);
+  }
+
+  @Override
+  public List<String> notices() {
+    return List.copyOf(notices);
   }
 
   private static StoreSpec findStore(List<StoreSpec> stores, Operator op, String name) {
