@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach, last_edit
+from spark_savepoint import attach, last_edit, restore_savepoint, take_savepoint
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch
-from tests.support.streaming_queries import StreamingQuery, restart_rows
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 pytestmark = pytest.mark.slow
 
@@ -78,3 +78,31 @@ def test_force_as_a_write_option(spark, checkpoints, tmp_path: Path) -> None:
         row.writeTo("live.agg_0.default").append()
     row.writeTo("live.agg_0.default").option("force", "true").append()
     assert spark.table("live.agg_0.default").where("user = 'zoe'").count() == 1
+
+
+def test_a_restored_savepoint_of_an_edit_batch_is_editable_at_once(
+    spark, tmp_path: Path
+) -> None:
+    """A savepoint taken right after an edit, restored: its last batch is the edit's (its
+    commit carries the edit's id), not a query's that just ran, so an edit goes ahead at once
+    without force, and the query continues from both edits."""
+    query = build(spark, "agg", "hdfs", tmp_path / "query")
+    attach(spark, str(query.checkpoint), "live")
+    spark.conf.set(FORCE, "true")  # its query ran a moment ago in this session
+    try:
+        spark.sql(EDIT)
+    finally:
+        spark.conf.unset(FORCE)
+    savepoint, restored = tmp_path / "savepoint", tmp_path / "restored"
+    take_savepoint(spark, str(query.checkpoint), str(savepoint))
+    restore_savepoint(spark, str(savepoint), str(restored / "checkpoint"), partitions=2)
+    attach(spark, str(restored / "checkpoint"), "live")
+    spark.sql("INSERT INTO live.agg_0.default VALUES ('bob', 50, 500)")
+    assert last_edit(spark).batch_id == last_batch(restored / "checkpoint")
+    again = StreamingQuery("agg", "hdfs", query.root)
+    again.location = str(restored / "checkpoint")
+    again.add_input(restart_rows("agg"))
+    assert {r["user"]: (r["cnt"], r["total"]) for r in again.run(spark)} == {
+        "alice": (102, 1008),
+        "dave": (1, 8),
+    }
