@@ -80,9 +80,7 @@ def test_force_as_a_write_option(spark, checkpoints, tmp_path: Path) -> None:
     assert spark.table("live.agg_0.default").where("user = 'zoe'").count() == 1
 
 
-def test_a_restored_savepoint_of_an_edit_batch_is_editable_at_once(
-    spark, tmp_path: Path
-) -> None:
+def test_a_restored_savepoint_of_an_edit_batch_is_editable_at_once(spark, tmp_path: Path) -> None:
     """A savepoint taken right after an edit, restored: its last batch is the edit's (its
     commit carries the edit's id), not a query's that just ran, so an edit goes ahead at once
     without force, and the query continues from both edits."""
