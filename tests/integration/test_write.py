@@ -8,6 +8,7 @@ empty input folder that receives only the restart wave.
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -140,8 +141,15 @@ def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
     spark.sql(f"INSERT INTO {table} VALUES ('zed', 5, 50)")
     new = snapshot(ckpt)
     assert {k: v for k, v in new.items() if k in old} == old  # nothing earlier was modified
-    for log in ("offsets", "commits"):
-        assert (ckpt / log / str(n + 1)).read_bytes() == (ckpt / log / str(n)).read_bytes()
+    offsets = ckpt / "offsets"
+    assert (offsets / str(n + 1)).read_bytes() == (offsets / str(n)).read_bytes()
+    # commits/n+1 is commits/n marked with the edit's claim id (Spark skips the field)
+    version_line, entry = (ckpt / "commits" / str(n + 1)).read_text().split("\n", 1)
+    previous = json.loads((ckpt / "commits" / str(n)).read_text().split("\n", 1)[1])
+    marked = json.loads(entry)
+    claim = next((ckpt / "_savepoint" / "edits").glob(f"{n + 1}.*.json")).name
+    assert version_line == "v1" and marked.pop("savepointEdit") == claim.split(".")[1]
+    assert marked == previous
     version = str(n + 2)
     for partition in range(4):  # every partition has the new version, edited or not
         names = [Path(k).name for k in set(new) - set(old) if k.startswith(f"state/0/{partition}/")]
