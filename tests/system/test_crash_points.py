@@ -16,8 +16,10 @@ killed driver's would be. On a fresh copy of each, every follow-up runs:
 * the next edit: it applies on top of the old or the edited state;
 * ``recover``: the old state or the edited one.
 
-Cases: INSERT OVERWRITE (full images), MERGE (row edits) and a savepoint restore (the target),
-on HDFS-backed and RocksDB state, RocksDB also with checkpoint format v2.
+Cases: INSERT OVERWRITE (full images) and MERGE (row edits), on HDFS-backed and RocksDB state,
+RocksDB also with checkpoint format v2. (A savepoint restore's crash points, copy-claimed,
+copy-planned, copy-state and commit-temp, snapshot too; their follow-ups are still to be
+written: tests/system/test_write_crash.py halts a real restore at copy-state.)
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ EDITS = {
     " WHEN MATCHED THEN UPDATE SET count = s.c, sum = s.s"
     " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (s.user, s.c, s.s)",
 }
-CASES = [(edit, fmt) for edit in ("overwrite", "merge", "restore") for fmt in FORMATS]
+CASES = [(edit, fmt) for edit in ("overwrite", "merge") for fmt in FORMATS]
 
 
 def state(spark, catalog: str) -> list[tuple]:
@@ -163,9 +165,6 @@ def test_every_crash_point_leaves_the_state_before_or_after(
     after = AFTER[edit]
     for crashed in states:
         point = crashed.name
-        if edit == "restore":
-            check_restore_target(spark, query, crashed, tmp_path / point)
-            continue
         # (a) a read: the old state, the edited one, or a refusal naming recover
         read = fresh(crashed, tmp_path / point / "read")
         attach(spark, str(read), "crashed")
@@ -202,20 +201,3 @@ def test_every_crash_point_leaves_the_state_before_or_after(
         recover(spark, str(rec))
         attach(spark, str(rec), "crashed")
         assert state(spark, "crashed") in (BEFORE, after), point
-
-
-def check_restore_target(spark, query: StreamingQuery, crashed: Path, root: Path) -> None:
-    """A restore's target is a whole checkpoint with the savepoint's state, or no checkpoint a
-    query continues from or anyone edits: reads, edits and the query refuse it."""
-    target = fresh(crashed, root)
-    commits = target / "commits"
-    if commits.exists() and any(p.name.isdigit() for p in commits.iterdir()):
-        attach(spark, str(target), "crashed")
-        assert state(spark, "crashed") == BEFORE, crashed.name
-        assert run_restart_wave(spark, query, target) == RESTARTED["before"], crashed.name
-        return
-    with pytest.raises(Exception, match="SAVEPOINT_"):  # not a checkpoint to read
-        attach(spark, str(target), "crashed")
-    if (target / "offsets").exists():  # the query never continues from half a restore
-        assert isinstance(run_restart_wave(spark, query, target), RuntimeError), crashed.name
-    assert not any(p.name.isdigit() for p in commits.iterdir()) if commits.exists() else True
