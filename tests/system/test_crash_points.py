@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach, recover, restore_savepoint, take_savepoint
+from spark_savepoint import attach, recover
 from spark_savepoint.catalog import bridge
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
@@ -46,7 +46,6 @@ BEFORE = [("alice", 2, 17), ("bob", 2, 10), ("carol", 1, 3)]
 AFTER = {
     "overwrite": [("alice", 100, 1000), ("bob", 2, 10), ("carol", 1, 3)],
     "merge": [("alice", 100, 1000), ("bob", 2, 10), ("carol", 1, 3), ("erin", 5, 50)],
-    "restore": BEFORE,
 }
 DAVE = ("dave", 10, 100)
 RESTARTED = {
@@ -101,16 +100,9 @@ def crash_states(spark, tmp_path: Path, edit: str, fmt: str) -> tuple[StreamingQ
     snapshots = tmp_path / "snapshots"
     spark.conf.set("spark.savepoint.write.force", "true")  # this session ran the query
     try:
-        if edit == "restore":
-            savepoint = tmp_path / "savepoint"
-            take_savepoint(spark, str(query.checkpoint), str(savepoint))
-            target = tmp_path / "restored"
-            bridge.snapshot_crash_points(spark, str(target), str(snapshots))
-            restore_savepoint(spark, str(savepoint), str(target), partitions=2)
-        else:
-            attach(spark, str(query.checkpoint), "edited")
-            bridge.snapshot_crash_points(spark, str(query.checkpoint), str(snapshots))
-            spark.sql(EDITS[edit].format(t="edited.agg_0.default"))
+        attach(spark, str(query.checkpoint), "edited")
+        bridge.snapshot_crash_points(spark, str(query.checkpoint), str(snapshots))
+        spark.sql(EDITS[edit].format(t="edited.agg_0.default"))
     finally:
         bridge.snapshot_crash_points(spark, "", None)
         spark.conf.unset("spark.savepoint.write.force")

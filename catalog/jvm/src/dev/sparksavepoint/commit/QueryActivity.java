@@ -2,7 +2,6 @@ package dev.sparksavepoint.commit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.errors.Errors;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -141,15 +140,10 @@ public final class QueryActivity {
     }
 
     String describe() {
-      return "its last batch " + batchId + " was committed " + seconds(age()) + " ago ("
+      return "its last batch " + batchId + " was committed " + RunRecords.seconds(age()) + " ago ("
           + Instant.ofEpochMilli(committedMs) + ")" + (intervalMs > 0 ? ", and it has committed"
-          + " a batch about every " + seconds(intervalMs) : "") + ": it counts as alive for "
-          + seconds(window) + " after a batch";
-    }
-
-    private static String seconds(long millis) {
-      Duration d = Duration.ofMillis(Math.max(0, millis));
-      return d.toSeconds() < 120 ? d.toSeconds() + " s" : d.toMinutes() + " min";
+          + " a batch about every " + RunRecords.seconds(intervalMs) : "") + ": it counts as alive for "
+          + RunRecords.seconds(window) + " after a batch";
     }
   }
 }

@@ -143,6 +143,7 @@ public final class RunRecords {
     }
   }
 
+  /** A duration as people read it: "42 s", "7 min". */
   static String seconds(long millis) {
     Duration d = Duration.ofMillis(Math.max(0, millis));
     return d.toSeconds() < 120 ? d.toSeconds() + " s" : d.toMinutes() + " min";
