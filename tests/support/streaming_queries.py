@@ -535,6 +535,7 @@ class StreamingQuery:
             query.awaitTermination()
             if query.exception() is not None:
                 raise RuntimeError(f"{self.kind}/{self.provider} failed: {query.exception()}")
+        wait_for_listeners(spark)
         return emitted
 
     def _confs(self) -> dict[str, str]:
@@ -559,6 +560,12 @@ class StreamingQuery:
             .trigger(**trigger)
             .start()
         )
+
+
+def wait_for_listeners(spark: SparkSession) -> None:
+    """Until Spark has delivered its listener events: a query's stop reaches the tool's run
+    record after ``awaitTermination()`` returns, and a test may remove the checkpoint next."""
+    spark.sparkContext._jsc.sc().listenerBus().waitUntilEmpty(30_000)
 
 
 def build(

@@ -72,10 +72,11 @@ public final class QueryActivity {
     }
     Activity activity = Activity.of(ckpt);
     if (activity == null) return;
-    for (RunRecords.Run run : runs) {
-      if (run.stopped() && run.lastBatch() >= activity.batchId()) return; // stopped after it
-    }
     UUID id = ckpt.queryId();
+    for (RunRecords.Run run : runs) {
+      // a stop proves nothing about another query's batches (a metadata file replaced since)
+      if (run.of(id) && run.stopped() && run.lastBatch() >= activity.batchId()) return;
+    }
     Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
     if (stopped != null && activity.committedMs() <= stopped) return;
     if (activity.age() < activity.window()) {

@@ -44,8 +44,8 @@ public final class QueryRuns extends StreamingQueryListener {
   private static volatile ScheduledExecutorService renewals;
 
   /** A run whose record this driver keeps. */
-  private record Recorded(UUID queryId, Path root, FileSystem fs, Configuration conf,
-      RunRecords.Run run, ScheduledFuture<?> renewal) {}
+  private record Recorded(Path root, FileSystem fs, Configuration conf, RunRecords.Run run,
+      ScheduledFuture<?> renewal) {}
 
   /**
    * When this driver saw the query with this id (as in a checkpoint's metadata file) stop, or
@@ -92,12 +92,8 @@ public final class QueryRuns extends StreamingQueryListener {
 
   private static void recordStop(QueryTerminatedEvent event, Recorded recorded) {
     try {
-      long now = System.currentTimeMillis();
-      RunRecords.Run run = recorded.run();
-      RunRecords.write(recorded.fs(), recorded.root(), recorded.queryId(),
-          new RunRecords.Run(run.runId(), run.driver(), run.startedMs(), now, run.leaseMs(),
-              now, lastCommitted(recorded.fs(), recorded.root())),
-          recorded.conf());
+      RunRecords.Run stopped = recorded.run().stopped(lastCommitted(recorded.fs(), recorded.root()));
+      RunRecords.write(recorded.fs(), recorded.root(), stopped, recorded.conf(), false);
     } catch (IOException | RuntimeException e) {
       LOG.warn("spark-savepoint: could not record that query " + event.id() + " stopped: " + e);
     }
@@ -111,14 +107,12 @@ public final class QueryRuns extends StreamingQueryListener {
     Path root = new Path(wrapper.streamingQuery().resolvedCheckpointRoot());
     Configuration conf = spark.sessionState().newHadoopConf();
     FileSystem fs = root.getFileSystem(conf);
-    long now = System.currentTimeMillis();
-    RunRecords.Run run = new RunRecords.Run(runId, WriterProcess.current(), now, now,
-        RunRecords.LEASE_MS, -1, -1);
+    RunRecords.Run run = RunRecords.Run.starting(queryId, runId);
     RunRecords.removeEnded(fs, root, runId);
-    RunRecords.write(fs, root, queryId, run, conf);
+    RunRecords.write(fs, root, run, conf, true);
     ScheduledFuture<?> renewal = renewals().scheduleWithFixedDelay(() -> renew(runId),
         RunRecords.RENEW_MS, RunRecords.RENEW_MS, TimeUnit.MILLISECONDS);
-    RECORDED.put(runId, new Recorded(queryId, root, fs, conf, run, renewal));
+    RECORDED.put(runId, new Recorded(root, fs, conf, run, renewal));
   }
 
   private static void renew(UUID runId) {
@@ -131,13 +125,11 @@ public final class QueryRuns extends StreamingQueryListener {
 
   private static void renew(Recorded recorded) {
     RunRecords.Run run = recorded.run();
-    UUID runId = run.runId();
     try {
-      RunRecords.write(recorded.fs(), recorded.root(), recorded.queryId(),
-          new RunRecords.Run(run.runId(), run.driver(), run.startedMs(),
-              System.currentTimeMillis(), run.leaseMs(), -1, -1), recorded.conf());
+      RunRecords.write(recorded.fs(), recorded.root(), run.renewed(), recorded.conf(), false);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("spark-savepoint: could not renew the record of query run " + runId + ": " + e);
+      LOG.warn("spark-savepoint: could not renew the record of query run " + run.runId() + ": "
+          + e);
     }
   }
 

@@ -11,7 +11,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
@@ -47,9 +49,35 @@ public final class RunRecords {
 
   private RunRecords() {}
 
-  /** One run's record. {@code stoppedMs} -1 while it runs; {@code lastBatch} -1 if unknown. */
-  record Run(UUID runId, WriterProcess driver, long startedMs, long renewedMs, long leaseMs,
-      long stoppedMs, long lastBatch) {
+  /**
+   * One run's record. {@code stoppedMs} -1 while it runs; {@code lastBatch} -1 if unknown;
+   * {@code queryId} and {@code runId} null when the record is damaged.
+   */
+  record Run(UUID queryId, UUID runId, WriterProcess driver, long startedMs, long renewedMs,
+      long leaseMs, long stoppedMs, long lastBatch) {
+    /** A run that starts now in this process. */
+    static Run starting(UUID queryId, UUID runId) {
+      long now = System.currentTimeMillis();
+      return new Run(queryId, runId, WriterProcess.current(), now, now, LEASE_MS, -1, -1);
+    }
+
+    /** This run, heard from now. */
+    Run renewed() {
+      return new Run(queryId, runId, driver, startedMs, System.currentTimeMillis(), leaseMs, -1,
+          -1);
+    }
+
+    /** This run, stopped now after committing batch {@code last}. */
+    Run stopped(long last) {
+      long now = System.currentTimeMillis();
+      return new Run(queryId, runId, driver, startedMs, now, leaseMs, now, last);
+    }
+
+    /** True when this is a run of the query with id {@code id} (null: any query). */
+    boolean of(UUID id) {
+      return id == null || id.equals(queryId);
+    }
+
     boolean stopped() {
       return stoppedMs >= 0;
     }
@@ -64,9 +92,9 @@ public final class RunRecords {
           + driver.describe() + ", last heard from " + seconds(now - renewedMs) + " ago";
     }
 
-    ObjectNode toJson(UUID queryId) {
+    ObjectNode toJson() {
       ObjectNode json = JSON.createObjectNode();
-      json.put("queryId", queryId.toString()).put("runId", runId.toString());
+      json.put("queryId", String.valueOf(queryId)).put("runId", String.valueOf(runId));
       driver.writeTo(json);
       json.put("startedMs", startedMs).put("renewedMs", renewedMs).put("leaseMs", leaseMs);
       if (stopped()) json.put("stoppedMs", stoppedMs).put("lastBatch", lastBatch);
@@ -76,7 +104,8 @@ public final class RunRecords {
     static Run fromJson(JsonNode json, long fileTimeMs) {
       // the later of the driver's and the store's clock: a lease never ends early
       long renewed = Math.max(json.path("renewedMs").asLong(0), fileTimeMs);
-      return new Run(UUID.fromString(json.path("runId").asText()),
+      return new Run(UUID.fromString(json.path("queryId").asText()),
+          UUID.fromString(json.path("runId").asText()),
           WriterProcess.readFrom(json), json.path("startedMs").asLong(0), renewed,
           json.path("leaseMs").asLong(LEASE_MS), json.path("stoppedMs").asLong(-1),
           json.path("lastBatch").asLong(-1));
@@ -85,7 +114,12 @@ public final class RunRecords {
 
   /** The records of checkpoint {@code root}; a damaged one counts as a run that is alive. */
   static List<Run> read(FileSystem fs, Path root) throws IOException {
-    List<Run> runs = new ArrayList<>();
+    return new ArrayList<>(stored(fs, root).values());
+  }
+
+  /** Each record file with its run. */
+  private static Map<Path, Run> stored(FileSystem fs, Path root) throws IOException {
+    Map<Path, Run> runs = new LinkedHashMap<>();
     FileStatus[] files;
     try {
       files = fs.listStatus(new Path(root, FOLDER));
@@ -96,22 +130,28 @@ public final class RunRecords {
       if (!status.getPath().getName().endsWith(".json")) continue;
       try {
         JsonNode json = JSON.readTree(CheckpointFiles.readAll(fs, status.getPath()));
-        runs.add(Run.fromJson(json, status.getModificationTime()));
+        runs.put(status.getPath(), Run.fromJson(json, status.getModificationTime()));
       } catch (FileNotFoundException e) {
         // replaced or removed meanwhile
       } catch (IOException | RuntimeException e) {
-        runs.add(new Run(new UUID(0, 0), WriterProcess.readFrom(JSON.createObjectNode()),
-            status.getModificationTime(), status.getModificationTime(), LEASE_MS, -1, -1));
+        long written = status.getModificationTime();
+        runs.put(status.getPath(), new Run(null, null,
+            WriterProcess.readFrom(JSON.createObjectNode()), written, written, LEASE_MS, -1, -1));
       }
     }
     return runs;
   }
 
-  /** Writes (or replaces) the record of {@code run} of query {@code queryId}. */
-  static void write(FileSystem fs, Path root, UUID queryId, Run run, Configuration conf)
+  /**
+   * Writes (or replaces) the record of {@code run}. Only the {@code first} write creates the
+   * records' folder: a later one finds it gone when the checkpoint was removed after the query
+   * stopped, and writes nothing (Spark reports a stop after {@code stop()} has returned).
+   */
+  static void write(FileSystem fs, Path root, Run run, Configuration conf, boolean first)
       throws IOException {
     Path file = new Path(new Path(root, FOLDER), run.runId() + ".json");
-    byte[] bytes = JSON.writeValueAsString(run.toJson(queryId)).getBytes(StandardCharsets.UTF_8);
+    if (!first && !fs.exists(file.getParent())) return;
+    byte[] bytes = JSON.writeValueAsString(run.toJson()).getBytes(StandardCharsets.UTF_8);
     FileContext fc;
     try {
       fc = FileContext.getFileContext(file.toUri(), conf);
@@ -121,7 +161,7 @@ public final class RunRecords {
       }
       return;
     }
-    fs.mkdirs(file.getParent());
+    if (first) fs.mkdirs(file.getParent());
     Path temp = new Path(file.getParent(), "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
     try {
       try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
@@ -136,10 +176,9 @@ public final class RunRecords {
   /** Removes the records of runs that are over (stopped, or lapsed), except {@code keep}. */
   static void removeEnded(FileSystem fs, Path root, UUID keep) throws IOException {
     long now = System.currentTimeMillis();
-    for (Run run : read(fs, root)) {
-      if (!run.runId().equals(keep) && !run.alive(now)) {
-        fs.delete(new Path(new Path(root, FOLDER), run.runId() + ".json"), false);
-      }
+    for (Map.Entry<Path, Run> stored : stored(fs, root).entrySet()) {
+      Run run = stored.getValue();
+      if (!keep.equals(run.runId()) && !run.alive(now)) fs.delete(stored.getKey(), false);
     }
   }
 
