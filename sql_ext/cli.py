@@ -34,7 +34,13 @@ from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.inspect_cli import add_inspect
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
-from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
+from spark_savepoint.sql_ext.session import (
+    DEFAULT_CATALOG,
+    catalog_conf,
+    is_local,
+    jar_conf,
+    local_files_conf,
+)
 from spark_savepoint.sql_ext.upgrade_cli import add_upgrade
 
 if TYPE_CHECKING:
@@ -58,10 +64,14 @@ def _parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
 
 
 def conf_for(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
-    """All Spark settings for the given checkpoints (jar + one catalog each)."""
-    conf = spark_conf()
-    for name, path in _parse_catalogs(paths, catalog).items():
-        conf.update(spark_conf(path, name))
+    """All Spark settings for the given checkpoints: the jar, the forkless local file system
+    when every checkpoint is local (it serves ``file:`` paths only), and one catalog each."""
+    catalogs = _parse_catalogs(paths, catalog)
+    conf = jar_conf()
+    if all(is_local(path) for path in catalogs.values()):
+        conf.update(local_files_conf())
+    for name, path in catalogs.items():
+        conf.update(catalog_conf(path, name))
     return conf
 
 
@@ -69,9 +79,9 @@ def check_local(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> None:
     """Fail before starting Spark when a local checkpoint folder is missing or is not one
     (other file systems, e.g. ``s3a://``, are checked by the catalog when first used)."""
     for path in _parse_catalogs(paths, catalog).values():
-        url = urlparse(path)
-        if url.scheme not in ("", "file"):
+        if not is_local(path):
             continue
+        url = urlparse(path)
         folder = Path(url.path if url.scheme else path)
         if not folder.is_dir():
             raise NoSuchCheckpoint(

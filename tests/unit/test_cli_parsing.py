@@ -39,3 +39,28 @@ def test_catalog_names_for_several_checkpoints() -> None:
     }
     assert paths == {"savepoint": "/a", "orders": "/b", "savepoint2": "/c", "savepoint3": "/d=e/f"}
     assert conf["spark.sql.catalog.orders"] == bridge.CATALOG_CLASS
+
+
+LOCAL_FILES = ("spark.hadoop.fs.file.impl", "spark.hadoop.fs.AbstractFileSystem.file.impl")
+
+
+def test_the_local_file_system_is_set_for_local_checkpoints_only() -> None:
+    """The forkless local file system serves ``file:`` paths: ``conf`` prints it only when every
+    checkpoint is local, so a cluster job on HDFS or S3 keeps Hadoop's own."""
+    for paths in (["file:///data/ckpt"], ["/data/ckpt"], ["/a", "orders=file:/b"]):
+        conf = conf_for(paths)
+        assert [conf.get(key) for key in LOCAL_FILES] == [
+            bridge.LOCAL_FILE_SYSTEM_CLASS,
+            bridge.LOCAL_FS_CLASS,
+        ], paths
+    for paths in (["hdfs://nn:8020/ckpt"], ["s3a://bucket/ckpt"], ["/a", "orders=s3a://b/c"]):
+        conf = conf_for(paths)
+        assert not set(LOCAL_FILES) & set(conf), paths
+        assert conf["spark.sql.extensions"] == bridge.EXTENSIONS_CLASS, paths
+
+
+def test_conf_prints_no_local_file_system_for_remote_checkpoints(capsys) -> None:
+    assert main(["conf", "hdfs://nn:8020/ckpt", "--format", "defaults"]) == 0
+    printed = dict(line.split(" ", 1) for line in capsys.readouterr().out.splitlines())
+    assert printed["spark.sql.catalog.savepoint.path"] == "hdfs://nn:8020/ckpt"
+    assert not set(LOCAL_FILES) & set(printed)
