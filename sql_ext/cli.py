@@ -1,6 +1,6 @@
 """``spark-savepoint``: the command line.
 
-    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
+    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [--master M] [-- spark-sql args]
     spark-savepoint sql <path> (-e SQL | -f FILE) --dry-run
     spark-savepoint sql <path> (-e SQL | -f FILE) --atomic [--dry-run]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
@@ -102,12 +102,15 @@ def spark_sql_command(
     extra: Sequence[str],
     *,
     scratch_dir: Path,
+    master: str = "local[*]",
     verbose: bool = False,
 ) -> list[str]:
-    """The spark-sql command line (from the installed pyspark) with the catalogs attached,
-    column headers on, Derby/Hive files in ``scratch_dir`` and, unless ``verbose``, quiet."""
+    """The spark-sql command line (from the installed pyspark) on ``master`` with the catalogs
+    attached, column headers on, Derby/Hive files in ``scratch_dir`` and, unless ``verbose``,
+    quiet. A ``--master`` in ``extra`` (after ``--``) comes last, so it wins."""
     spark_sql = Path(pyspark_jars()).parent / "bin" / "spark-sql"
-    command = [str(spark_sql), "--driver-java-options", java_options(scratch_dir, verbose=verbose)]
+    command = [str(spark_sql), "--master", master,
+               "--driver-java-options", java_options(scratch_dir, verbose=verbose)]  # fmt: skip
     settings = {**conf_for(paths, catalog), **spark_settings(scratch_dir, verbose=verbose),
                 "spark.hadoop.hive.cli.print.header": "true"}  # fmt: skip
     for key, value in settings.items():
@@ -139,7 +142,7 @@ def _sql(args: argparse.Namespace) -> int:
         if args.file:
             extra += ["-f", args.file]
         command = spark_sql_command(paths, args.catalog, extra, scratch_dir=folder,
-                                    verbose=args.verbose)  # fmt: skip
+                                    master=args.master, verbose=args.verbose)  # fmt: skip
         env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
         env.setdefault("PYSPARK_PYTHON", sys.executable)
         return subprocess.call(command, env=env)
@@ -411,7 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -e/-f: run the script's INSERT/DELETE/UPDATE/MERGE statements in a local "
         "session as one transaction: one new batch, or none if any fails",
     )  # fmt: skip
-    sql.set_defaults(run=_sql, master="local[*]")
+    sql.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    sql.set_defaults(run=_sql)
 
     conf = sub.add_parser(
         "conf", parents=[common], help="print the settings for spark-submit / spark-defaults"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext.cli import build_parser, conf_for, main
+from spark_savepoint.sql_ext.cli import build_parser, conf_for, main, spark_sql_command
 
 
 def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
@@ -26,6 +26,19 @@ def test_sql_arguments_and_defaults() -> None:
         True,
         False,
     )
+
+
+def test_sql_takes_a_master_as_the_other_commands_do(tmp_path) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["sql", "/ckpt"]).master == "local[*]"
+    args = parser.parse_args(["sql", "/ckpt", "--master", "local[2]", "-e", "SELECT 1"])
+    assert (args.master, args.execute) == ("local[2]", "SELECT 1")
+    for command in (["create", "/t", "--like", "/c"], ["recover", "/c"], ["connect", "/c"]):
+        assert parser.parse_args(command).master == "local[*]", command
+    command = spark_sql_command(["/ckpt"], "savepoint", ["--master", "yarn"], scratch_dir=tmp_path,
+                                master="local[2]")  # fmt: skip
+    masters = [command[i + 1] for i, arg in enumerate(command) if arg == "--master"]
+    assert masters == ["local[2]", "yarn"]  # spark-submit takes the last: the one after --
 
 
 def test_catalog_names_for_several_checkpoints() -> None:
