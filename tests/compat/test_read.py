@@ -138,5 +138,5 @@ def test_the_checkpoint_format_is_the_checkpoints_not_the_sessions(spark, case: 
     attach(spark, str(golden.folder / "checkpoint"), CATALOG)
     other = "1" if golden.format_version == 2 else "2"
     with session_confs(spark, {"spark.sql.streaming.stateStore.checkpointFormatVersion": other}):
-        got = spark.table(f"{CATALOG}.agg_0.default").collect()
+        got = spark.table(f"{CATALOG}.agg_0.default").select("*", "partition_id").collect()
     assert as_compared(got) == as_compared(golden.expected["state"]["default"]["rows"])
