@@ -1,6 +1,6 @@
 """``spark-savepoint``: the command line.
 
-    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [-- spark-sql args]
+    spark-savepoint sql <path> [-e SQL] [--catalog NAME] [--views] [--master M] [-- spark-sql args]
     spark-savepoint sql <path> (-e SQL | -f FILE) --dry-run
     spark-savepoint sql <path> (-e SQL | -f FILE) --atomic [--dry-run]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
@@ -34,7 +34,13 @@ from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.inspect_cli import add_inspect
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
-from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, spark_conf
+from spark_savepoint.sql_ext.session import (
+    DEFAULT_CATALOG,
+    catalog_conf,
+    is_local,
+    jar_conf,
+    local_files_conf,
+)
 from spark_savepoint.sql_ext.upgrade_cli import add_upgrade
 
 if TYPE_CHECKING:
@@ -58,10 +64,14 @@ def _parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
 
 
 def conf_for(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
-    """All Spark settings for the given checkpoints (jar + one catalog each)."""
-    conf = spark_conf()
-    for name, path in _parse_catalogs(paths, catalog).items():
-        conf.update(spark_conf(path, name))
+    """All Spark settings for the given checkpoints: the jar, the forkless local file system
+    when every checkpoint is local (it serves ``file:`` paths only), and one catalog each."""
+    catalogs = _parse_catalogs(paths, catalog)
+    conf = jar_conf()
+    if all(is_local(path) for path in catalogs.values()):
+        conf.update(local_files_conf())
+    for name, path in catalogs.items():
+        conf.update(catalog_conf(path, name))
     return conf
 
 
@@ -69,9 +79,9 @@ def check_local(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> None:
     """Fail before starting Spark when a local checkpoint folder is missing or is not one
     (other file systems, e.g. ``s3a://``, are checked by the catalog when first used)."""
     for path in _parse_catalogs(paths, catalog).values():
-        url = urlparse(path)
-        if url.scheme not in ("", "file"):
+        if not is_local(path):
             continue
+        url = urlparse(path)
         folder = Path(url.path if url.scheme else path)
         if not folder.is_dir():
             raise NoSuchCheckpoint(
@@ -92,12 +102,15 @@ def spark_sql_command(
     extra: Sequence[str],
     *,
     scratch_dir: Path,
+    master: str = "local[*]",
     verbose: bool = False,
 ) -> list[str]:
-    """The spark-sql command line (from the installed pyspark) with the catalogs attached,
-    column headers on, Derby/Hive files in ``scratch_dir`` and, unless ``verbose``, quiet."""
+    """The spark-sql command line (from the installed pyspark) on ``master`` with the catalogs
+    attached, column headers on, Derby/Hive files in ``scratch_dir`` and, unless ``verbose``,
+    quiet. A ``--master`` in ``extra`` (after ``--``) comes last, so it wins."""
     spark_sql = Path(pyspark_jars()).parent / "bin" / "spark-sql"
-    command = [str(spark_sql), "--driver-java-options", java_options(scratch_dir, verbose=verbose)]
+    command = [str(spark_sql), "--master", master,
+               "--driver-java-options", java_options(scratch_dir, verbose=verbose)]  # fmt: skip
     settings = {**conf_for(paths, catalog), **spark_settings(scratch_dir, verbose=verbose),
                 "spark.hadoop.hive.cli.print.header": "true"}  # fmt: skip
     for key, value in settings.items():
@@ -129,7 +142,7 @@ def _sql(args: argparse.Namespace) -> int:
         if args.file:
             extra += ["-f", args.file]
         command = spark_sql_command(paths, args.catalog, extra, scratch_dir=folder,
-                                    verbose=args.verbose)  # fmt: skip
+                                    master=args.master, verbose=args.verbose)  # fmt: skip
         env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
         env.setdefault("PYSPARK_PYTHON", sys.executable)
         return subprocess.call(command, env=env)
@@ -401,7 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="with -e/-f: run the script's INSERT/DELETE/UPDATE/MERGE statements in a local "
         "session as one transaction: one new batch, or none if any fails",
     )  # fmt: skip
-    sql.set_defaults(run=_sql, master="local[*]")
+    sql.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    sql.set_defaults(run=_sql)
 
     conf = sub.add_parser(
         "conf", parents=[common], help="print the settings for spark-submit / spark-defaults"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.jar import jar_path
@@ -24,25 +25,45 @@ def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
     }
 
 
-def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
-    """Settings for a new Spark application: the jar on the driver (and shipped to executors),
-    the SQL table functions (``savepoint_metadata``, ``savepoint_state``), plus the catalog when
-    ``path`` is given.
-
-    >>> sorted(spark_conf("/tmp/ckpt"))[0]
-    'spark.driver.extraClassPath'
-    """
+def jar_conf() -> dict[str, str]:
+    """The jar on the driver (and shipped to executors), the SQL table functions
+    (``savepoint_metadata``, ``savepoint_state``) and rules, and the query listener."""
     jar = str(jar_path())
-    conf = {
+    return {
         "spark.driver.extraClassPath": jar,
         "spark.jars": jar,
         "spark.sql.extensions": bridge.EXTENSIONS_CLASS,
         # lets an edit tell that this driver's own streaming query has stopped
         "spark.sql.streaming.streamingQueryListeners": bridge.QUERY_LISTENER_CLASS,
-        # local files without a forked chmod/readlink process per file (no native Hadoop)
+    }
+
+
+def local_files_conf() -> dict[str, str]:
+    """The forkless local file system: ``file:`` paths without a forked chmod/readlink process
+    per file (no native Hadoop). Meant for local checkpoints only."""
+    return {
         "spark.hadoop.fs.file.impl": bridge.LOCAL_FILE_SYSTEM_CLASS,
         "spark.hadoop.fs.AbstractFileSystem.file.impl": bridge.LOCAL_FS_CLASS,
     }
+
+
+def is_local(path: str) -> bool:
+    """Whether ``path`` is a local folder: a ``file:`` URI or a path without a scheme.
+
+    >>> is_local("/data/ckpt"), is_local("file:///data/ckpt"), is_local("hdfs://nn/ckpt")
+    (True, True, False)
+    """
+    return urlparse(path).scheme in ("", "file")
+
+
+def spark_conf(path: str | None = None, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
+    """Settings for a new Spark application: :func:`jar_conf`, :func:`local_files_conf`, plus
+    the catalog when ``path`` is given.
+
+    >>> sorted(spark_conf("/tmp/ckpt"))[0]
+    'spark.driver.extraClassPath'
+    """
+    conf = {**jar_conf(), **local_files_conf()}
     if path is not None:
         conf.update(catalog_conf(path, catalog))
     return conf

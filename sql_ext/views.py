@@ -7,9 +7,10 @@ catalog. So the tree ``<catalog>.<uid>.<state>`` is mirrored there: one database
 ``<catalog>_metadata.metadata``. No database is named like the catalog, so the catalog's own
 names (``savepoint.agg_0.default``) keep resolving to it. Struct columns are expanded
 recursively into typed columns named by their path (``window`` -> ``window_start``,
-``window_end``); arrays and maps stay as they are (JDBC renders them as JSON text). Names are
-lower case ``[a-z0-9_]``, so no client needs to quote them. Views store SQL only: a query reads
-the latest committed batch.
+``window_end``); arrays and maps stay as they are (JDBC renders them as JSON text). A state
+table's view ends with its metadata column ``partition_id`` (which ``SELECT *`` leaves out).
+Names are lower case ``[a-z0-9_]``, so no client needs to quote them. Views store SQL only: a
+query reads the latest committed batch.
 
 >>> view_database("savepoint", "join_0"), view_name("left-keyToNumValues")
 ('savepoint_join_0', 'left_keytonumvalues')
@@ -34,6 +35,10 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 METADATA_VIEW = "metadata"
+PARTITION_ID = "partition_id"
+"""The metadata column of every state table: the state partition of its row."""
+OPERATOR_STATE = "operator state"
+"""The ``state_kind`` of the query-log tables in ``<catalog>.metadata`` (no ``partition_id``)."""
 OWNER_PROPERTY = "spark_savepoint.catalog"
 """Database property naming the catalog whose views a database holds (only those are dropped)."""
 _UNSAFE = re.compile(r"[^a-z0-9_]")
@@ -109,6 +114,11 @@ def select_sql(table: str, schema: StructType) -> str:
     return f"SELECT {items} FROM {table}"
 
 
+def state_schema(spark: SparkSession, table: str) -> StructType:
+    """The columns of state table ``table`` a view shows: its own, then ``partition_id``."""
+    return spark.table(table).select("*", PARTITION_ID).schema
+
+
 def view_statements(spark: SparkSession, catalog: str) -> dict[str, list[str]]:
     """Per database, the ``CREATE OR REPLACE VIEW`` statements of ``catalog``'s views: its
     metadata, then every state table (reads metadata and schema files only: no Spark job)."""
@@ -119,9 +129,12 @@ def view_statements(spark: SparkSession, catalog: str) -> dict[str, list[str]]:
         f"SELECT *, {view_of} AS view_name FROM {_quote(catalog)}.{METADATA_VIEW}"
     ]}  # fmt: skip
     metadata = spark.table(f"{_quote(catalog)}.{METADATA_VIEW}")
-    for row in metadata.select("uid", "state").collect():
+    for row in metadata.select("uid", "state", "state_kind").collect():
         table = f"{_quote(catalog)}.{_quote(row.uid)}.{_quote(row.state)}"
-        select = select_sql(table, spark.table(table).schema)
+        if row.state_kind == OPERATOR_STATE:
+            select = select_sql(table, spark.table(table).schema)
+        else:
+            select = select_sql(table, state_schema(spark, table))
         database = view_database(catalog, row.uid)
         target = f"spark_catalog.{_quote(database)}.{_quote(view_name(row.state))}"
         statements.setdefault(database, []).append(f"CREATE OR REPLACE VIEW {target} AS {select}")

@@ -147,7 +147,7 @@ WATERMARK_EDIT = Edit(
 OVERWRITE_EDIT = Edit(
     (
         "INSERT OVERWRITE {ns}.default SELECT * FROM {ns}.default WHERE user != 'alice'"
-        " UNION ALL SELECT 'dave', 10L, 100L, 0",
+        " UNION ALL SELECT 'dave', 10L, 100L",
     ),
     _COUNTS_AFTER_EDIT,
 )

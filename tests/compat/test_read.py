@@ -72,11 +72,11 @@ def test_golden_state_reads_as_spark_read_it(spark, golden: Golden, tmp_path: Pa
         reference = _reference_state(golden)
         assert sorted(tables) == sorted(reference)
         for state, expected in reference.items():
-            got = spark.table(tables[state]).collect()
+            got = spark.table(tables[state]).select("*", "partition_id").collect()
             assert as_compared(got) == as_compared(expected["rows"]), f"{golden.id} {state}"
         implied = _state_from_output(golden)
         if implied is not None:
-            got = spark.table(tables["default"]).drop("partition_id").collect()
+            got = spark.table(tables["default"]).collect()
             assert sorted(tuple(r) for r in got) == implied
 
 
@@ -138,5 +138,5 @@ def test_the_checkpoint_format_is_the_checkpoints_not_the_sessions(spark, case: 
     attach(spark, str(golden.folder / "checkpoint"), CATALOG)
     other = "1" if golden.format_version == 2 else "2"
     with session_confs(spark, {"spark.sql.streaming.stateStore.checkpointFormatVersion": other}):
-        got = spark.table(f"{CATALOG}.agg_0.default").collect()
+        got = spark.table(f"{CATALOG}.agg_0.default").select("*", "partition_id").collect()
     assert as_compared(got) == as_compared(golden.expected["state"]["default"]["rows"])

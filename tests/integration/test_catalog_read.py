@@ -50,7 +50,8 @@ def test_every_state_reads_like_spark(spark, checkpoints, kind: str, provider: s
     for table in tables:
         ours = spark.table(f"sp.{uid}.{table}")
         raw = spark.read.format("statestore").options(**raw_options(kind, table)).load(ckpt)
-        assert "partition_id" in ours.columns
+        assert "partition_id" not in ours.columns  # a metadata column, selected by name
+        ours = ours.select("*", "partition_id")
         nested = [
             f.name
             for f in ours.schema.fields
@@ -79,16 +80,37 @@ def test_metadata_lists_every_state(spark, checkpoints, kind: str, provider: str
 
 def test_describe_and_read_table(spark, checkpoints) -> None:
     attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "sp")
-    described = {
-        r.col_name: (r.data_type, r.comment)
-        for r in spark.sql("DESCRIBE sp.agg_0.default").collect()
-    }
-    assert described["window"] == ("struct<start:timestamp,end:timestamp>", "state key field")
-    assert described["user"] == ("string", "state key field")
-    assert described["count"] == ("bigint", "state value field")
-    assert described["partition_id"] == ("int", "state partition")
+    described = [
+        (r.col_name, r.data_type, r.comment)
+        for r in spark.sql("DESCRIBE EXTENDED sp.agg_0.default").collect()
+    ]
+    assert described[:3] == [
+        ("window", "struct<start:timestamp,end:timestamp>", "state key field"),
+        ("user", "string", "state key field"),
+        ("count", "bigint", "state value field"),
+    ]
+    metadata = described.index(("# Metadata Columns", "", ""))
+    assert described[metadata + 1] == ("partition_id", "int", "state partition")
     by_read = spark.read.table("sp.agg_0.default").where("user = 'carol'").collect()
     assert [(r.user, r["count"]) for r in by_read] == [("carol", 1)]
+
+
+PARTITIONED = {"agg": "user", "window_agg": "window, user", "dedup": "event_id"}
+"""Kinds whose state partition is ``pmod(hash(<these key columns>), partitions)``."""
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+@pytest.mark.parametrize("kind", list(PARTITIONED))
+def test_partition_id_is_a_metadata_column(spark, checkpoints, kind: str, provider: str) -> None:
+    """Left out of ``SELECT *``, read when named: the partition Spark's shuffle put the key in
+    (``test_key_lookup`` reads it through key lookups)."""
+    attach(spark, str(checkpoints[(kind, provider)].checkpoint), "sp")
+    table, key = f"sp.{UID_KIND[kind]}_0.default", PARTITIONED[kind]
+    assert "partition_id" not in spark.sql(f"SELECT * FROM {table}").columns
+    named = spark.sql(f"SELECT *, partition_id, pmod(hash({key}), 4) AS hashed FROM {table}")
+    rows = named.collect()
+    assert len(rows) >= 3 and all(r.partition_id == r.hashed for r in rows)
+    assert named.columns[-2:] == ["partition_id", "hashed"]
 
 
 def test_tws_and_join_tables_are_named_after_states(spark, checkpoints) -> None:

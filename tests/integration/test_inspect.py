@@ -56,7 +56,9 @@ def test_rows_per_partition_and_skew_match_the_tables(spark, inspected, case) ->
         if table.state_kind == "join_store":
             assert table.rows_per_partition is None  # listed, not counted
             continue
-        per_partition = Counter(r.partition_id for r in spark.table(table.table).collect())
+        per_partition = Counter(
+            r.partition_id for r in spark.table(table.table).select("partition_id").collect()
+        )
         truth = [per_partition.get(p, 0) for p in range(table.partitions)]
         assert list(table.rows_per_partition) == truth, table.table
         assert table.rows == sum(truth) > 0 and table.largest == max(truth)

@@ -20,7 +20,7 @@ def test_reads_and_writes_use_the_querys_names(spark, private_copy) -> None:
     df = events.groupBy("user").agg(F.count("*").alias("cnt"), F.sum("amount").alias("total"))
     attach(spark, str(query.checkpoint), "named", query=df, output_mode="update")
     table = spark.table("named.agg_0.default")
-    assert table.columns == ["user", "cnt", "total", "partition_id"]
+    assert table.columns == ["user", "cnt", "total"]
     assert {r.user: (r.cnt, r.total) for r in table.collect()}["alice"] == (2, 17)
 
     spark.conf.set("spark.savepoint.write.force", "true")
@@ -36,7 +36,7 @@ def test_reads_and_writes_use_the_querys_names(spark, private_copy) -> None:
     }
 
     attach(spark, str(query.checkpoint), "plain")
-    assert spark.table("plain.agg_0.default").columns == ["user", "count", "sum", "partition_id"]
+    assert spark.table("plain.agg_0.default").columns == ["user", "count", "sum"]
 
 
 def test_a_function_with_several_buffers_names_each(spark, checkpoints) -> None:
@@ -46,4 +46,4 @@ def test_a_function_with_several_buffers_names_each(spark, checkpoints) -> None:
     # the checkpoint's query has count and sum: the names follow the new query's buffers in
     # order, so only a query that writes this checkpoint gives meaningful names
     attach(spark, str(query.checkpoint), "avg", query=df, output_mode="update")
-    assert spark.table("avg.agg_0.default").columns == ["user", "cnt", "mean_sum", "partition_id"]
+    assert spark.table("avg.agg_0.default").columns == ["user", "cnt", "mean_sum"]

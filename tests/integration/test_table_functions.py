@@ -24,7 +24,9 @@ def test_savepoint_metadata_needs_no_catalog(spark, checkpoints) -> None:
 def test_savepoint_state_reads_like_spark(spark, checkpoints) -> None:
     ckpt = str(checkpoints[("agg", "rocksdb")].checkpoint)
     for batch in (0, 1):
-        ours = spark.sql(f"SELECT * FROM savepoint_state('{ckpt}', 'agg_0', 'default', {batch})")
+        ours = spark.sql(
+            f"SELECT *, partition_id FROM savepoint_state('{ckpt}', 'agg_0', 'default', {batch})"
+        )
         raw = spark.read.format("statestore").option("batchId", batch).load(ckpt)
         assert leaf_rows(ours) == leaf_rows(raw)
 

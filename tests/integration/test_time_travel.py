@@ -21,7 +21,7 @@ def test_version_as_of_reads_each_committed_batch(spark, agg: str) -> None:
     batches = sorted(int(n) for n in os.listdir(os.path.join(agg, "commits")) if n.isdigit())
     assert len(batches) >= 2
     for batch in batches:
-        ours = spark.sql(f"SELECT * FROM tt.agg_0.default VERSION AS OF {batch}")
+        ours = spark.sql(f"SELECT *, partition_id FROM tt.agg_0.default VERSION AS OF {batch}")
         raw = spark.read.format("statestore").option("batchId", batch).load(agg)
         assert leaf_rows(ours) == leaf_rows(raw)
     latest = leaf_rows(spark.table("tt.agg_0.default"))
@@ -31,7 +31,8 @@ def test_version_as_of_reads_each_committed_batch(spark, agg: str) -> None:
 def test_timestamp_as_of_maps_to_commit_times(spark, agg: str) -> None:
     first_commit_ms = int(os.path.getmtime(os.path.join(agg, "commits", "0")) * 1000)
     at_first = spark.sql(
-        f"SELECT * FROM tt.agg_0.default TIMESTAMP AS OF timestamp_millis({first_commit_ms})"
+        "SELECT *, partition_id FROM tt.agg_0.default"
+        f" TIMESTAMP AS OF timestamp_millis({first_commit_ms})"
     )
     assert leaf_rows(at_first) == leaf_rows(
         spark.read.format("statestore").option("batchId", 0).load(agg)

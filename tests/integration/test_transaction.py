@@ -79,7 +79,7 @@ def without_staging(files: dict[str, str]) -> dict[str, str]:
 
 
 def rows(spark, table: str) -> list[tuple]:
-    return sorted(tuple(r)[:-1] for r in spark.table(table).collect())  # without partition_id
+    return sorted(tuple(r) for r in spark.table(table).collect())
 
 
 @pytest.mark.slow

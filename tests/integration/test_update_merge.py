@@ -10,7 +10,7 @@ import pytest
 
 from spark_savepoint import dry_run, last_edit, savepoint_errors
 from tests.compat.edits import EDITS
-from tests.support.checkpoint_files import snapshot
+from tests.support.checkpoint_files import last_batch, snapshot
 
 pytestmark = pytest.mark.slow
 
@@ -94,3 +94,54 @@ def test_merge_clauses_and_casts(spark, private_copy) -> None:
         {"user": "alice", "cnt": 102, "total": 1008},
         {"user": "dave", "cnt": 11, "total": 108},
     ]
+
+
+ALICE, DAVE = {"user": "alice", "cnt": 4, "total": 25}, {"user": "dave", "cnt": 1, "total": 8}
+"""The restart wave's output on the unedited state."""
+PARTITION_EDITS = {
+    "merge_insert_star": (
+        ["MERGE INTO {t} AS t USING (SELECT 'dave' AS user, 10L AS count, 100L AS sum) AS s"
+         " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *"],
+        [ALICE, {"user": "dave", "cnt": 11, "total": 108}],
+    ),
+    "merge_update_star": (
+        ["MERGE INTO {t} AS t USING (SELECT 'alice' AS user, 100L AS count, 1000L AS sum) AS s"
+         " ON t.user = s.user WHEN MATCHED AND t.partition_id = pmod(hash(s.user), 4)"
+         " THEN UPDATE SET *"],
+        [{"user": "alice", "cnt": 102, "total": 1008}, DAVE],
+    ),
+    "undo_with_insert_select_star_as_of": (
+        ["UPDATE {t} SET count = 100, sum = 1000 WHERE user = 'alice'",
+         "INSERT INTO {t} SELECT * FROM {t} VERSION AS OF {n}"],
+        [ALICE, DAVE],
+    ),
+    "delete_where_partition_id": (
+        ["DELETE FROM {t} WHERE partition_id = pmod(hash('alice'), 4)"],
+        [{"user": "alice", "cnt": 2, "total": 8}, DAVE],  # alice starts over
+    ),
+    "insert_names_partition_id": (
+        ["INSERT INTO {t} (user, count, sum, partition_id) VALUES ('dave', 10, 100, 99)"],
+        [ALICE, {"user": "dave", "cnt": 11, "total": 108}],  # 99 is ignored: dave is placed
+    ),
+}  # fmt: skip
+"""Statements that expand ``*`` without the metadata column ``partition_id`` or name it; the
+restarted ``agg`` query's output on the edited state."""
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+@pytest.mark.parametrize("edit", list(PARTITION_EDITS))
+def test_star_leaves_out_partition_id_and_conditions_name_it(
+    spark, private_copy, edit: str, provider: str
+) -> None:
+    query = private_copy("agg", provider, CATALOG)
+    table, n = f"{CATALOG}.agg_0.default", last_batch(query.checkpoint)
+    statements, restarted = PARTITION_EDITS[edit]
+    for statement in statements:
+        spark.sql(statement.format(t=table, n=n))
+    assert last_batch(query.checkpoint) == n + len(statements)
+    placed = spark.sql(f"SELECT user, partition_id, pmod(hash(user), 4) AS p FROM {table}")
+    assert all(r.partition_id == r.p for r in placed.collect())
+    if edit.startswith("undo"):
+        as_of = spark.sql(f"SELECT * FROM {table} VERSION AS OF {n}").collect()
+        assert sorted(spark.table(table).collect()) == sorted(as_of)
+    assert query.restart(spark) == restarted

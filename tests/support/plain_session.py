@@ -23,6 +23,8 @@ EDITS = [
     "UPDATE sp.agg_0.default SET count = 100, sum = 1000 WHERE user = 'alice'",
     "MERGE INTO sp.agg_0.default t USING (SELECT 'carol' AS user) s ON t.user = s.user "
     "WHEN MATCHED THEN UPDATE SET sum = 98",
+    "MERGE INTO sp.agg_0.default t USING (SELECT 'wes' AS user, 3L AS count, 30L AS sum) s "
+    "ON t.user = s.user WHEN NOT MATCHED THEN INSERT *",
 ]
 
 
@@ -41,8 +43,9 @@ def main(checkpoint: str, master: str) -> None:
     table = spark.table("sp.agg_0.default")
     report: dict = {
         "executors": spark.sparkContext._jsc.sc().getExecutorIds().size(),  # type: ignore[union-attr]
-        "before": sorted(tuple(r)[:3] for r in table.collect()),
-        "lookup": [tuple(r)[:3] for r in table.where("user = 'alice'").collect()],
+        "columns": table.columns,
+        "before": sorted(tuple(r) for r in table.collect()),
+        "lookup": [tuple(r) for r in table.where("user = 'alice'").collect()],
         "batches": [],
     }
     for statement in EDITS:
@@ -51,7 +54,7 @@ def main(checkpoint: str, master: str) -> None:
     df = spark.createDataFrame([("yan", 1, 7)], "user string, count int, sum int")
     df.writeTo("sp.agg_0.default").append()
     report["batches"].append(last_edit(spark).batch_id)  # type: ignore[union-attr]
-    report["after"] = sorted(tuple(r)[:3] for r in spark.table("sp.agg_0.default").collect())
+    report["after"] = sorted(tuple(r) for r in spark.table("sp.agg_0.default").collect())
     functions = f"SELECT uid, state FROM savepoint_metadata('{checkpoint}') WHERE uid = 'agg_0'"
     report["metadata"] = [tuple(r) for r in spark.sql(functions).collect()]
     print(json.dumps(report))

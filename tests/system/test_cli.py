@@ -96,16 +96,19 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
 
 @pytest.mark.slow
 def test_sql_views_match_the_thrift_server_layout(checkpoints, tmp_path) -> None:
+    """``sql --views`` makes the Thrift server's views, in spark-sql on the ``--master`` given."""
     ckpt = str(checkpoints[("window_agg", "hdfs")].checkpoint)
     sql = (
+        "SET spark.master; "
         "SHOW VIEWS IN savepoint_metadata; "
         "SELECT window_start, user, count FROM savepoint_agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default"
     )
-    result = _run_cli(["sql", ckpt, "--views", "-e", sql], tmp_path)
+    result = _run_cli(["sql", ckpt, "--views", "--master", "local[2]", "-e", sql], tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
     _assert_nothing_left(tmp_path)  # the views' init file is gone too
     lines = result.stdout.splitlines()
+    assert "spark.master\tlocal[2]" in lines, lines
     assert "metadata" in lines, lines
     assert "2024-01-01 10:00:00\talice\t2" in lines, lines
     assert "3" in lines, lines

@@ -32,11 +32,12 @@ def test_attach_to_a_plain_running_session(spark, private_copy, tmp_path: Path, 
     assert program.returncode == 0, err[-3000:]
     report = json.loads(out.strip().splitlines()[-1])
     assert report["executors"] == (1 if master.startswith("local-cluster") else 0)
+    assert report["columns"] == ["user", "count", "sum"]  # partition_id: a metadata column
     assert report["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
     assert report["lookup"] == [["alice", 2, 17]]
-    assert report["batches"] == [2, 3, 4, 5, 6]
+    assert report["batches"] == [2, 3, 4, 5, 6, 7]
     assert report["after"] == [
-        ["alice", 100, 1000], ["carol", 1, 98], ["yan", 1, 7], ["zed", 5, 50]
+        ["alice", 100, 1000], ["carol", 1, 98], ["wes", 3, 30], ["yan", 1, 7], ["zed", 5, 50]
     ]  # fmt: skip
     assert report["metadata"] == [["agg_0", "default"]]
     assert query.restart(spark) == [

@@ -16,7 +16,7 @@ import pytest
 
 from spark_savepoint import attach
 from spark_savepoint.catalog.jar import pyspark_jars
-from spark_savepoint.sql_ext.views import select_sql
+from spark_savepoint.sql_ext.views import select_sql, state_schema
 from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
@@ -152,7 +152,7 @@ def test_pyhive_query_matches_the_catalog(cursor, spark, checkpoints) -> None:
     attach(spark, str(checkpoints[("window_agg", "hdfs")].checkpoint), "thrift_window")
     table = "thrift_window.agg_0.default"
     expected = sorted(
-        tuple(row) for row in spark.sql(select_sql(table, spark.table(table).schema)).collect()
+        tuple(row) for row in spark.sql(select_sql(table, state_schema(spark, table))).collect()
     )
     cursor.execute("SELECT * FROM savepoint_agg_0.default")
     assert [column[0] for column in cursor.description] == WINDOW_COLUMNS

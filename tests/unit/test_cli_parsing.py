@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext.cli import build_parser, conf_for, main
+from spark_savepoint.sql_ext.cli import build_parser, conf_for, main, spark_sql_command
 
 
 def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
@@ -28,6 +28,19 @@ def test_sql_arguments_and_defaults() -> None:
     )
 
 
+def test_sql_takes_a_master_as_the_other_commands_do(tmp_path) -> None:
+    parser = build_parser()
+    assert parser.parse_args(["sql", "/ckpt"]).master == "local[*]"
+    args = parser.parse_args(["sql", "/ckpt", "--master", "local[2]", "-e", "SELECT 1"])
+    assert (args.master, args.execute) == ("local[2]", "SELECT 1")
+    for command in (["create", "/t", "--like", "/c"], ["recover", "/c"], ["connect", "/c"]):
+        assert parser.parse_args(command).master == "local[*]", command
+    command = spark_sql_command(["/ckpt"], "savepoint", ["--master", "yarn"], scratch_dir=tmp_path,
+                                master="local[2]")  # fmt: skip
+    masters = [command[i + 1] for i, arg in enumerate(command) if arg == "--master"]
+    assert masters == ["local[2]", "yarn"]  # spark-submit takes the last: the one after --
+
+
 def test_catalog_names_for_several_checkpoints() -> None:
     """Plain paths get savepoint, savepoint2, ...; NAME=PATH names its own (a path with '='
     in a folder name stays a path)."""
@@ -39,3 +52,28 @@ def test_catalog_names_for_several_checkpoints() -> None:
     }
     assert paths == {"savepoint": "/a", "orders": "/b", "savepoint2": "/c", "savepoint3": "/d=e/f"}
     assert conf["spark.sql.catalog.orders"] == bridge.CATALOG_CLASS
+
+
+LOCAL_FILES = ("spark.hadoop.fs.file.impl", "spark.hadoop.fs.AbstractFileSystem.file.impl")
+
+
+def test_the_local_file_system_is_set_for_local_checkpoints_only() -> None:
+    """The forkless local file system serves ``file:`` paths: ``conf`` prints it only when every
+    checkpoint is local, so a cluster job on HDFS or S3 keeps Hadoop's own."""
+    for paths in (["file:///data/ckpt"], ["/data/ckpt"], ["/a", "orders=file:/b"]):
+        conf = conf_for(paths)
+        assert [conf.get(key) for key in LOCAL_FILES] == [
+            bridge.LOCAL_FILE_SYSTEM_CLASS,
+            bridge.LOCAL_FS_CLASS,
+        ], paths
+    for paths in (["hdfs://nn:8020/ckpt"], ["s3a://bucket/ckpt"], ["/a", "orders=s3a://b/c"]):
+        conf = conf_for(paths)
+        assert not set(LOCAL_FILES) & set(conf), paths
+        assert conf["spark.sql.extensions"] == bridge.EXTENSIONS_CLASS, paths
+
+
+def test_conf_prints_no_local_file_system_for_remote_checkpoints(capsys) -> None:
+    assert main(["conf", "hdfs://nn:8020/ckpt", "--format", "defaults"]) == 0
+    printed = dict(line.split(" ", 1) for line in capsys.readouterr().out.splitlines())
+    assert printed["spark.sql.catalog.savepoint.path"] == "hdfs://nn:8020/ckpt"
+    assert not set(LOCAL_FILES) & set(printed)

@@ -13,6 +13,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.catalog.SupportsRowLevelOperations;
 import org.apache.spark.sql.connector.catalog.SupportsWrite;
@@ -22,6 +24,8 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
@@ -37,9 +41,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * that Spark inserts no silent casts: {@code write.IncomingColumns} checks the columns. UPDATE
  * and MERGE INTO run on the table's row-level twin ({@link #forRowLevelCommands}), as a
  * copy-on-write replace like DELETE.
+ *
+ * <p>{@code partition_id}, the state partition of a row, is a metadata column: selected by name,
+ * left out of {@code SELECT *}, and so of {@code INSERT *} and {@code UPDATE SET *} in MERGE.
  */
-public final class FlatStateTable
-    implements Table, SupportsRead, SupportsWrite, SupportsRowLevelOperations {
+public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
+    SupportsRowLevelOperations, SupportsMetadataColumns {
   private static final Set<TableCapability> CAPABILITIES = Set.of(
       TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
       TableCapability.ACCEPT_ANY_SCHEMA);
@@ -104,6 +111,23 @@ public final class FlatStateTable
   @Override
   public StructType schema() {
     return flat.schema();
+  }
+
+  @Override
+  public MetadataColumn[] metadataColumns() {
+    StructField partition = flat.partitionColumn();
+    if (partition == null) return new MetadataColumn[0];
+    return new MetadataColumn[] {new Column(partition.name(), partition.dataType(),
+        partition.getComment().get())};
+  }
+
+  /** A metadata column of state tables (never null). */
+  private record Column(String name, DataType dataType, String comment)
+      implements MetadataColumn {
+    @Override
+    public boolean isNullable() {
+      return false;
+    }
   }
 
   @Override

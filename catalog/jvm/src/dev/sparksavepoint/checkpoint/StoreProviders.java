@@ -24,6 +24,13 @@ import scala.Option;
  * session conf overlaid with the confs recorded in the offset log, the checkpoint format of the
  * batch (with its state checkpoint ids), and {@code StateStoreProvider.createAndInit}. Reads
  * and writes both open stores through here.
+ *
+ * <p>One difference: our providers report to no {@code StateStoreCoordinator}
+ * ({@link #WITHOUT_COORDINATOR}). A query's providers tell its coordinator, on the driver, of
+ * each commit and snapshot upload; ours run without a query, where the lookup of the
+ * coordinator fails and Spark logs "StateStoreCoordinator endpoint not available" at WARN for
+ * every commit (or, in a driver that has one, they would report commits of a run no query has).
+ * A streaming query's own providers are opened with its session's conf and still report.
  */
 public final class StoreProviders {
   /**
@@ -38,6 +45,15 @@ public final class StoreProviders {
    */
   public static final String CHANGELOG_CHECKPOINTING =
       "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
+
+  /**
+   * The settings that keep a provider from reporting to a {@code StateStoreCoordinator}: commit
+   * validation (each commit reported, for the query's driver to check all partitions
+   * committed) and snapshot upload lag reports.
+   */
+  public static final Map<String, String> WITHOUT_COORDINATOR = Map.of(
+      "spark.sql.streaming.stateStore.commitValidation.enabled", "false",
+      "spark.sql.streaming.stateStore.coordinatorReportSnapshotUploadLag", "false");
 
   private StoreProviders() {}
 
@@ -54,13 +70,17 @@ public final class StoreProviders {
     return StateStoreConf.apply(conf);
   }
 
-  /** A clone of the session's SQL conf overlaid with the confs recorded in offsets/{batchId}. */
+  /**
+   * The SQL conf our providers of a checkpoint open with: a clone of the session's overlaid
+   * with the confs recorded in offsets/{batchId}, and {@link #WITHOUT_COORDINATOR}.
+   */
   public static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
     SQLConf conf = spark.sessionState().conf().clone();
     OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
         OffsetSeqLog.$lessinit$greater$default$3());
     Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
     if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
+    WITHOUT_COORDINATOR.forEach(conf::setConfString);
     return conf;
   }
 

@@ -340,8 +340,8 @@ public final class Errors {
   public static RuntimeException columnMismatch(String path, String uid, String state,
       String problem, String expected) {
     return analysis("SAVEPOINT_COLUMN_MISMATCH", cannotWrite(path, uid, state, problem
-        + ". The table's columns are " + expected + " (partition_id is optional and"
-        + " recomputed). Give them by position, or all by name."));
+        + ". The table's columns are " + expected + " (the metadata column partition_id may"
+        + " follow them, and is recomputed). Give them by position, or all by name."));
   }
 
   public static RuntimeException typeMismatch(String path, String uid, String state,

@@ -28,7 +28,7 @@ public final class FlatScan implements Scan, Batch {
 
   @Override
   public StructType readSchema() {
-    return flat.schema();
+    return flat.readSchema();
   }
 
   @Override

@@ -21,17 +21,27 @@ import scala.jdk.javaapi.CollectionConverters;
  * Flat columns over the nested rows of Spark's {@code statestore} reader: the fields of
  * {@code key}, {@code value} (and of a {@code groupState} inside it), {@code list_element},
  * {@code user_map_key} and {@code user_map_value} become top-level columns; other columns
- * ({@code expiration_timestamp_ms}, {@code partition_id}) stay as they are. Void placeholder
- * fields (dedup's {@code __dummy__}) are dropped. A name already taken is prefixed with its
- * source column, e.g. {@code value_user}.
+ * ({@code expiration_timestamp_ms}) stay as they are. Void placeholder fields (dedup's
+ * {@code __dummy__}) are dropped. A name already taken is prefixed with its source column, e.g.
+ * {@code value_user}.
+ *
+ * <p>The reader's {@code partition_id} is no data column but a metadata column (as Spark's
+ * {@code _metadata}): {@code SELECT *} and {@code INSERT *} leave it out, a query that names it
+ * gets it last ({@link #pruned}).
  */
 public final class FlatSchema implements Serializable {
+  /** The metadata column of every state table: the state partition that holds the row. */
+  public static final String PARTITION_ID = "partition_id";
   private static final Set<String> EXPANDED =
       Set.of("key", "value", "list_element", "user_map_key", "user_map_value");
 
   private final StructType source;
   private final List<int[]> paths = new ArrayList<>();
   private final List<StructField> fields = new ArrayList<>();
+  /** The reader's partition_id column, or -1 when it has none. */
+  private int partitionIndex = -1;
+  /** Whether rows carry partition_id after the data columns ({@link #pruned}). */
+  private boolean readsPartition;
 
   /** Metadata key of a flat column: the name of the state field it shows. */
   public static final String STATE_FIELD = "state_field";
@@ -54,7 +64,10 @@ public final class FlatSchema implements Serializable {
     StructField[] top = source.fields();
     for (int i = 0; i < top.length; i++) {
       StructField column = top[i];
-      if (EXPANDED.contains(column.name()) && column.dataType() instanceof StructType struct) {
+      boolean expanded = EXPANDED.contains(column.name());
+      if (column.name().equals(PARTITION_ID)) {
+        partitionIndex = i;
+      } else if (expanded && column.dataType() instanceof StructType struct) {
         expand(struct, new int[] {i}, column.name(), taken);
       } else {
         add(column, new int[] {i}, "", taken);
@@ -106,8 +119,7 @@ public final class FlatSchema implements Serializable {
     }
     if (taken.contains(name.toLowerCase())) name = origin + "_" + name;
     taken.add(name.toLowerCase());
-    String comment = origin.isEmpty()
-        ? (field.name().equals("partition_id") ? "state partition" : field.name())
+    String comment = origin.isEmpty() ? field.name()
         : "state " + origin.replace('_', ' ') + " field";
     paths.add(path);
     Metadata metadata = new org.apache.spark.sql.types.MetadataBuilder()
@@ -125,8 +137,35 @@ public final class FlatSchema implements Serializable {
     return source;
   }
 
+  /** The data columns: the table's schema. */
   public StructType schema() {
     return new StructType(fields.toArray(new StructField[0]));
+  }
+
+  /** The metadata column {@code partition_id} (comment "state partition"), or null if none. */
+  public StructField partitionColumn() {
+    if (partitionIndex < 0) return null;
+    return new StructField(PARTITION_ID, source.fields()[partitionIndex].dataType(), false,
+        Metadata.empty()).withComment("state partition");
+  }
+
+  /**
+   * This schema reading the columns {@code required} names: every data column (a superset
+   * Spark accepts), and {@code partition_id} after them when it is required and no data column
+   * has that name (which then hides it, as Spark hides a metadata column).
+   */
+  public FlatSchema pruned(StructType required) {
+    boolean wanted = partitionIndex >= 0 && List.of(required.fieldNames()).contains(PARTITION_ID)
+        && schema().getFieldIndex(PARTITION_ID).isEmpty();
+    if (wanted == readsPartition) return this;
+    FlatSchema copy = new FlatSchema(source, valueNames);
+    copy.readsPartition = wanted;
+    return copy;
+  }
+
+  /** The columns of the rows {@link #projection} makes: the data columns, then any metadata. */
+  public StructType readSchema() {
+    return readsPartition ? schema().add(partitionColumn()) : schema();
   }
 
   /**
@@ -151,10 +190,15 @@ public final class FlatSchema implements Serializable {
     return List.of(names);
   }
 
-  /** A projection from source rows to flat rows (code-generated, one per reader). */
+  /**
+   * A projection from source rows to rows of {@link #readSchema} (code-generated, one per
+   * reader).
+   */
   public UnsafeProjection projection() {
     List<Expression> exprs = new ArrayList<>();
-    for (int[] path : paths) {
+    List<int[]> read = new ArrayList<>(paths);
+    if (readsPartition) read.add(new int[] {partitionIndex});
+    for (int[] path : read) {
       StructField top = source.fields()[path[0]];
       Expression expr = new BoundReference(path[0], top.dataType(), true);
       DataType type = top.dataType();

@@ -102,7 +102,7 @@ final class KeyLookupScan implements Scan, Batch {
 
   @Override
   public StructType readSchema() {
-    return flat.schema();
+    return flat.readSchema();
   }
 
   @Override

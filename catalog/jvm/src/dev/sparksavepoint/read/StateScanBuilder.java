@@ -7,17 +7,21 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownV2Filters;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The scan of a state table: a filter that pins every key column to literals becomes a key
  * lookup ({@link KeyLookupScan}: only the partitions of those keys are loaded, and only those
  * keys read); any other read is Spark's {@code statestore} scan, flattened ({@link FlatScan}).
- * Spark evaluates every predicate again on the rows either returns: a lookup only prunes.
+ * Spark evaluates every predicate again on the rows either returns: a lookup only prunes. Both
+ * return every data column, and the metadata column {@code partition_id} when the query names it.
  */
-public final class StateScanBuilder implements ScanBuilder, SupportsPushDownV2Filters {
+public final class StateScanBuilder
+    implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
   private final Supplier<ScanBuilder> source;
-  private final FlatSchema flat;
+  private FlatSchema flat;
   private final String name;
   private final FlatScan.ReadFailure failure;
   /** Where the table comes from; null when its reads are always scans. */
@@ -48,6 +52,11 @@ public final class StateScanBuilder implements ScanBuilder, SupportsPushDownV2Fi
   @Override
   public Predicate[] pushedPredicates() {
     return pinned == null ? new Predicate[0] : pinned.used();
+  }
+
+  @Override
+  public void pruneColumns(StructType required) {
+    flat = flat.pruned(required);
   }
 
   @Override

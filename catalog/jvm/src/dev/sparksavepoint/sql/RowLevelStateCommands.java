@@ -1,11 +1,16 @@
 package dev.sparksavepoint.sql;
 
 import dev.sparksavepoint.catalog.FlatStateTable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.MergeIntoTable;
 import org.apache.spark.sql.catalyst.plans.logical.UpdateTable;
 import org.apache.spark.sql.catalyst.rules.Rule;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import scala.jdk.javaapi.CollectionConverters;
 import scala.runtime.AbstractPartialFunction;
 
 /**
@@ -18,16 +23,17 @@ import scala.runtime.AbstractPartialFunction;
  * its assignments by its store assignment policy (ANSI by default: no string into a number, an
  * overflow fails when the statement runs), and runs it as a copy-on-write replace of the state
  * ({@code write.StateRewrite}), which writes only the entries that changed, as one new batch.
+ * A condition may name the metadata column {@code partition_id}.
  */
 public final class RowLevelStateCommands extends Rule<LogicalPlan> {
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
     if (plan instanceof UpdateTable u) {
-      LogicalPlan target = twin(u.table());
+      LogicalPlan target = twin(u.table(), u.references());
       return target == u.table() ? plan : u.copy(target, u.assignments(), u.condition());
     }
     if (plan instanceof MergeIntoTable m) {
-      LogicalPlan target = twin(m.targetTable());
+      LogicalPlan target = twin(m.targetTable(), m.references());
       return target == m.targetTable() ? plan : m.copy(target, m.sourceTable(),
           m.mergeCondition(), m.matchedActions(), m.notMatchedActions(),
           m.notMatchedBySourceActions(), m.withSchemaEvolution());
@@ -37,9 +43,11 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
 
   /**
    * {@code target} with its state table relation (under any aliases) swapped for the twin; the
-   * same object when there is none to swap (already the twin, or another table).
+   * same object when there is none to swap (already the twin, or another table). The metadata
+   * columns the command already {@code referenced} stay in the twin's output: the twin's own
+   * would be new attributes.
    */
-  private static LogicalPlan twin(LogicalPlan target) {
+  private static LogicalPlan twin(LogicalPlan target, AttributeSet referenced) {
     return target.transformUp(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
       @Override
       public boolean isDefinedAt(LogicalPlan node) {
@@ -51,8 +59,13 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
       public LogicalPlan apply(LogicalPlan node) {
         if (!isDefinedAt(node)) return node;
         DataSourceV2Relation r = (DataSourceV2Relation) node;
-        return r.copy(((FlatStateTable) r.table()).forRowLevelCommands(), r.output(),
-            r.catalog(), r.identifier(), r.options(), r.timeTravelSpec());
+        List<AttributeReference> output = new ArrayList<>(CollectionConverters.asJava(r.output()));
+        for (AttributeReference column : CollectionConverters.asJava(r.metadataOutput())) {
+          if (referenced.contains(column) && !output.contains(column)) output.add(column);
+        }
+        return r.copy(((FlatStateTable) r.table()).forRowLevelCommands(),
+            CollectionConverters.asScala(output).toSeq(), r.catalog(), r.identifier(), r.options(),
+            r.timeTravelSpec());
       }
     });
   }

@@ -42,12 +42,12 @@ public final class WidenKeys extends Rule<LogicalPlan> {
     if (sources == null) return plan;
     List<Attribute> output = new ArrayList<>(CollectionConverters.asJava(query.output()));
     List<NamedExpression> projected = new ArrayList<>(output);
-    List<StructField> data = IncomingColumns.dataColumns(table.schema());
+    StructField[] data = table.schema().fields();
     boolean changed = false;
-    for (int i = 0; i < data.size(); i++) {
+    for (int i = 0; i < data.length; i++) {
       Attribute given = output.get(sources[i]);
-      DataType to = data.get(i).dataType();
-      if (isKey(data.get(i)) && widens(given.dataType(), to)) {
+      DataType to = data[i].dataType();
+      if (isKey(data[i]) && widens(given.dataType(), to)) {
         projected.set(sources[i], alias(given, to));
         changed = true;
       }

@@ -1,6 +1,7 @@
 package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.FlatSchema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -17,13 +18,13 @@ import org.apache.spark.sql.types.StructType;
  * Matches the columns a write statement gives to a state table's flat columns, on the driver,
  * before anything is written (the table accepts any schema so that Spark inserts no silent
  * casts). Columns match all by name when every given name is a table column, else by position;
- * {@code partition_id} is optional and ignored. Key columns must have the exact type (they
+ * the metadata column {@code partition_id} may be given too (by name, or last by position) and
+ * is ignored: the write recomputes it. Key columns must have the exact type (they
  * decide the state partition; {@code sql.WidenKeys} casts narrower whole numbers before this check);
  * value columns may be widened without loss ({@code Cast.canUpCast},
  * e.g. INT to BIGINT), never narrowed.
  */
 public final class IncomingColumns {
-  static final String PARTITION_ID = "partition_id";
   /**
    * The setting that installs the rule widening key columns ({@code sql.WidenKeys}, with the
    * table functions); named here, not linked, as the sql layer builds on this one.
@@ -34,15 +35,14 @@ public final class IncomingColumns {
   private IncomingColumns() {}
 
   /**
-   * For each flat data column of {@code table} (all but partition_id), the index of the given
-   * column that fills it.
+   * For each column of {@code table}, the index of the given column that fills it.
    *
    * @param keyColumns how many leading flat columns are key columns
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_COLUMN_MISMATCH or
    *     SAVEPOINT_TYPE_MISMATCH
    */
   static int[] match(WritePlan plan, StructType table, int keyColumns, StructType given) {
-    List<StructField> data = dataColumns(table);
+    List<StructField> data = List.of(table.fields());
     int[] sources = byName(data, given);
     if (sources == null) sources = byPosition(plan, table, data, given);
     for (int i = 0; i < data.size(); i++) {
@@ -52,11 +52,11 @@ public final class IncomingColumns {
   }
 
   /**
-   * For each flat data column, the index of the given column that fills it, or null when the
-   * columns do not line up (then {@link #match} explains why).
+   * For each column of {@code table}, the index of the given column that fills it, or null when
+   * the columns do not line up (then {@link #match} explains why).
    */
   public static int[] sources(StructType table, StructType given) {
-    List<StructField> data = dataColumns(table);
+    List<StructField> data = List.of(table.fields());
     int[] sources = byName(data, given);
     int n = given.fields().length;
     if (sources != null || (n != data.size() && n != data.size() + 1)) return sources;
@@ -65,12 +65,7 @@ public final class IncomingColumns {
     return sources;
   }
 
-  public static List<StructField> dataColumns(StructType table) {
-    return Arrays.stream(table.fields())
-        .filter(f -> !f.name().equalsIgnoreCase(PARTITION_ID)).collect(Collectors.toList());
-  }
-
-  /** Matches by name when every given column (but partition_id) names a table column. */
+  /** Matches by name when every given column (but the metadata column) names a table column. */
   private static int[] byName(List<StructField> data, StructType given) {
     List<String> names = new ArrayList<>();
     for (StructField f : given.fields()) names.add(f.name().toLowerCase(Locale.ROOT));
@@ -79,7 +74,10 @@ public final class IncomingColumns {
       sources[i] = names.indexOf(data.get(i).name().toLowerCase(Locale.ROOT));
       if (sources[i] < 0 || names.lastIndexOf(names.get(sources[i])) != sources[i]) return null;
     }
-    long extra = names.stream().filter(n -> !n.equals(PARTITION_ID)).count() - data.size();
+    String metadata = FlatSchema.PARTITION_ID;
+    boolean shadowed = data.stream().anyMatch(f -> f.name().equalsIgnoreCase(metadata));
+    long extra = names.stream().filter(n -> shadowed || !n.equals(metadata)).count()
+        - data.size();
     return extra == 0 ? sources : null;
   }
 

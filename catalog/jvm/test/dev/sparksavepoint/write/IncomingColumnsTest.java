@@ -9,7 +9,7 @@ import org.apache.spark.sql.types.StructType;
 
 public class IncomingColumnsTest {
   private static final StructType TABLE =
-      StructType.fromDDL("user STRING, count BIGINT, sum BIGINT, partition_id INT");
+      StructType.fromDDL("user STRING, count BIGINT, sum BIGINT");
 
   private static String sources(String given) {
     return Arrays.toString(IncomingColumns.sources(TABLE, StructType.fromDDL(given)));
@@ -18,7 +18,11 @@ public class IncomingColumnsTest {
   @Test
   public void matchesByNameWhenEveryNameIsAColumn() {
     assertEquals("[2, 0, 1]", sources("count BIGINT, sum BIGINT, USER STRING"));
-    assertEquals("[3, 1, 0]", sources("sum BIGINT, count BIGINT, partition_id INT, user STRING"));
+    assertEquals("[3, 1, 0]", sources("sum BIGINT, count BIGINT, partition_id INT, user STRING"),
+        "the metadata column is ignored");
+    StructType keyed = StructType.fromDDL("partition_id INT, n BIGINT");
+    assertEquals("[1, 0]", Arrays.toString(IncomingColumns.sources(keyed,
+        StructType.fromDDL("n BIGINT, partition_id INT"))), "unless a column has its name");
   }
 
   @Test
