@@ -20,7 +20,7 @@ def main() -> None:
     table = "savepoint.agg_0.default"
     before = sorted(tuple(row)[:3] for row in spark.table(table).collect())
     spark.sql(f"INSERT INTO {table} VALUES ('alice', 10, 100)")
-    spark.sql(f"UPDATE {table} SET sum = sum + 1 WHERE user = 'bob'")
+    spark.sql(f"UPDATE {table} SET total = total + 1 WHERE user = 'bob'")
     after = sorted(tuple(row)[:3] for row in spark.table(table).collect())
     executors = spark.sparkContext._jsc.sc().getExecutorIds().size()  # type: ignore[union-attr]
     print(json.dumps({"executors": executors, "before": before, "after": after}))

@@ -65,7 +65,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
     ckpt = str(checkpoints[("agg", "hdfs")].copy(tmp_path_factory.mktemp("cli")).checkpoint)
     sql = (
         "SHOW NAMESPACES IN savepoint; "
-        "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
+        "SELECT user, cnt FROM savepoint.agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
         "SELECT uid, state FROM savepoint.metadata; "
         f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}') WHERE operator_id = 0; "
@@ -75,7 +75,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
     result = _run_cli(["sql", ckpt, "--force", "-e", sql], tmp_path)
     lines = result.stdout.splitlines()
     assert "agg_0" in lines
-    assert "user\tcount" in lines, lines  # column headers
+    assert "user\tcnt" in lines, lines  # column headers: the names the query recorded
     assert "agg_0\tdefault" in lines
     assert "alice\t2" in lines, lines
     assert "fn\t1" in lines, lines
