@@ -1,7 +1,7 @@
 """The one module that talks to the JVM: every py4j call of spark-savepoint goes through here.
 
 It names the JVM classes Spark loads by configuration (the catalog, the SQL extensions, the
-query listener, the read-only guard), checks the jar is on a session's classpath, calls the
+query listeners, the read-only guard), checks the jar is on a session's classpath, calls the
 JVM actions, and turns the ``SAVEPOINT_*`` errors they raise into
 :class:`~spark_savepoint.catalog.errors.SavepointError` subclasses. Everything else in Python
 works with plain values and this module's functions.
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog"
 EXTENSIONS_CLASS = "dev.sparksavepoint.sql.SavepointExtensions"
 QUERY_LISTENER_CLASS = "dev.sparksavepoint.commit.QueryRuns"
+VALUE_NAMES_LISTENER_CLASS = "dev.sparksavepoint.sql.ValueNamesListener"
 READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.sql.ReadOnlyGuard"
 LOCAL_FILE_SYSTEM_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFileSystem"
 LOCAL_FS_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFs"
@@ -129,6 +130,7 @@ def jvm_class_names(spark: SparkSession) -> dict[str, str]:
         "CATALOG_CLASS": str(entry.catalogClass()),
         "EXTENSIONS_CLASS": str(entry.extensionsClass()),
         "QUERY_LISTENER_CLASS": str(entry.queryListenerClass()),
+        "VALUE_NAMES_LISTENER_CLASS": str(entry.valueNamesListenerClass()),
         "READ_ONLY_GUARD_CLASS": str(entry.readOnlyGuardClass()),
         "LOCAL_FILE_SYSTEM_CLASS": str(entry.localFileSystemClass()),
         "LOCAL_FS_CLASS": str(entry.localFsClass()),
@@ -139,7 +141,7 @@ def load_jar(spark: SparkSession) -> str | None:
     """Make ``spark`` ready for checkpoints, also when it was started without the project's
     settings (a notebook's session, a ``spark-submit`` job's): the jar joins the driver's class
     loader and is shipped to executors, then the table functions, analyzer rules and query
-    listener are installed (``LateInstall``). Idempotent.
+    listeners are installed (``LateInstall``). Idempotent.
 
     Returns:
         None, or a sentence naming what could not be installed into this running session.

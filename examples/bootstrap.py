@@ -33,13 +33,14 @@ def main(root: Path) -> None:
 
     history = ["spark"] * 40 + ["state"] * 7 + ["kafka"] * 3  # e.g. last quarter's events
     spark.createDataFrame([(w,) for w in history], "word STRING").createOrReplaceTempView("history")
-    # state = aggregation buffers (count, sum) of history and of what the query already saw
+    # state = the aggregation's values (the query's seen, letters) of history and of what the
+    # query already saw
     spark.sql("""
         INSERT OVERWRITE savepoint.agg_0.default
-        SELECT word, sum(count) AS count, sum(sum) AS sum FROM (
-            SELECT word, count(*) AS count, sum(length(word)) AS sum FROM history GROUP BY word
+        SELECT word, sum(seen) AS seen, sum(letters) AS letters FROM (
+            SELECT word, count(*) AS seen, sum(length(word)) AS letters FROM history GROUP BY word
             UNION ALL
-            SELECT word, count, sum FROM savepoint.agg_0.default
+            SELECT word, seen, letters FROM savepoint.agg_0.default
         ) GROUP BY word
     """)
     show(spark, "SELECT * FROM savepoint.agg_0.default ORDER BY word")

@@ -35,7 +35,7 @@ def main(root: Path) -> None:
     before_fix = spark.sql("SELECT max_batch_id FROM savepoint.metadata").first()[0]
 
     # 2. fix: spark was seen twice (10 letters), not three times; %%% must go
-    fix = "INSERT INTO savepoint.agg_0.default (word, count, sum) VALUES ('spark', 2, 10)"
+    fix = "INSERT INTO savepoint.agg_0.default (word, seen, letters) VALUES ('spark', 2, 10)"
     planned = dry_run(spark, fix)  # what it would change; nothing is written
     print(planned.summary, planned.samples)  # ... 0 added, 1 changed ... ['[spark]: [3,15] -> ...']
     assert (planned.added, planned.changed, planned.removed) == (0, 1, 0), planned

@@ -34,7 +34,7 @@ def main(root: Path) -> None:
         "SELECT uid, state, state_kind, key_schema, value_schema, provider, "
         "max_batch_id FROM savepoint.metadata",
     )
-    show(spark, f"SELECT word, count FROM savepoint_state('{checkpoint}', 'agg_0', 'default')")
+    show(spark, f"SELECT word, seen FROM savepoint_state('{checkpoint}', 'agg_0', 'default')")
     print(f"checkpoint: {checkpoint}")
     spark.stop()
 

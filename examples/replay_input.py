@@ -30,7 +30,7 @@ def main(root: Path) -> None:
     spark = example_session()
     run_word_count(spark, events, checkpoint)
     attach(spark, str(checkpoint))
-    show(spark, "SELECT word, count FROM savepoint.agg_0.default ORDER BY word")
+    show(spark, "SELECT word, seen FROM savepoint.agg_0.default ORDER BY word")
     show(spark, "SELECT batch_id, source, offset, description FROM savepoint.sources.offsets")
     show(spark, "SELECT log_offset, path FROM savepoint.sources.files ORDER BY log_offset")
 
@@ -50,7 +50,7 @@ def main(root: Path) -> None:
     output = run_word_count(spark, events, checkpoint)
     print(f"\nrestarted query output: {dict(sorted(output.items()))}")
     assert output == {"spark": (2, 10), "stream": (1, 6)}, output
-    show(spark, "SELECT word, count FROM savepoint.agg_0.default ORDER BY word")
+    show(spark, "SELECT word, seen FROM savepoint.agg_0.default ORDER BY word")
     print(f"checkpoint: {checkpoint}")
     spark.stop()
 

@@ -2,7 +2,9 @@
 
 Each file in ``events/`` is one micro-batch (``maxFilesPerTrigger=1``); the query runs with
 ``Trigger.AvailableNow`` and stops when it has read every file. Its state, per word: Spark's
-aggregation buffer ``count`` and ``sum`` (the ``seen`` and ``letters`` of its output).
+aggregation buffers ``count`` and ``sum``, which the catalog names ``seen`` and ``letters`` as
+the query does (the query recorded its names in the checkpoint: it runs with spark-savepoint's
+settings).
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
     spark-savepoint connect <path>... [--port 15002] [--bind 127.0.0.1] [--read-only]
+
+``sql``, ``thriftserver`` and ``connect`` take ``--query [NAME=]MODULE:FUNCTION`` (repeatable)
+and ``--output-mode``: the query that writes a checkpoint (plain: the first checkpoint's;
+``NAME=``: catalog NAME's), whose names its aggregation value columns take (see
+:mod:`sql_ext.queries`).
     spark-savepoint create <target> --like <checkpoint>
     spark-savepoint recover <path> [--force]
     spark-savepoint offsets <path> [--batch N]
@@ -32,6 +37,12 @@ from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.inspect_cli import add_inspect
+from spark_savepoint.sql_ext.queries import (
+    QueryBuilder,
+    add_query_options,
+    load_queries,
+    query_names_conf,
+)
 from spark_savepoint.sql_ext.quiet import java_options, scratch, spark_settings
 from spark_savepoint.sql_ext.savepoint_cli import add_savepoint
 from spark_savepoint.sql_ext.session import (
@@ -125,14 +136,18 @@ def spark_sql_command(
 
 def _sql(args: argparse.Namespace) -> int:
     check_local(args.paths, args.catalog)
+    catalogs = _parse_catalogs(args.paths, args.catalog)
+    queries = load_queries(args.query, catalogs)
     if args.atomic or args.dry_run:
-        return _in_process(args)
+        return _in_process(args, catalogs, queries)
     with scratch() as folder:
         extra = list(args.spark_args)
         paths = list(args.paths)
+        names = _query_names(args, catalogs, queries)
+        for key, value in names.items():
+            extra += ["--conf", f"{key}={value}"]
         if args.views:
-            catalogs = _parse_catalogs(paths, args.catalog)
-            extra += ["-i", _views_init_file(catalogs, folder, args.verbose)]
+            extra += ["-i", _views_init_file(catalogs, names, folder, args.verbose)]
         if args.force:
             extra += ["--conf", "spark.savepoint.write.force=true"]
         if args.sink:
@@ -148,7 +163,21 @@ def _sql(args: argparse.Namespace) -> int:
         return subprocess.call(command, env=env)
 
 
-def _in_process(args: argparse.Namespace) -> int:
+def _query_names(
+    args: argparse.Namespace, catalogs: dict[str, str], queries: dict[str, QueryBuilder]
+) -> dict[str, str]:
+    """The settings that give catalogs their ``--query``'s value column names, planned in a
+    short local session before the command's own Spark starts; none without ``--query``."""
+    if not queries:
+        return {}
+    return run_in_local_session(
+        args, lambda spark: query_names_conf(spark, catalogs, queries, args.output_mode)
+    )
+
+
+def _in_process(
+    args: argparse.Namespace, catalogs: dict[str, str], queries: dict[str, QueryBuilder]
+) -> int:
     """``sql --dry-run`` (each write planned, nothing written) and ``sql --atomic`` (all writes
     as one batch, or with --dry-run planned as one), run in a local session."""
     from spark_savepoint.sql_ext.dry_run import dry_run_script
@@ -162,11 +191,12 @@ def _in_process(args: argparse.Namespace) -> int:
         raise BadArguments(f"{option} needs the SQL: -e SQL or -f FILE; nothing was run.")
     script = args.execute or Path(args.file).read_text()
     split_statements(script)  # a parse error stops here, before Spark starts
-    catalogs = _parse_catalogs(args.paths, args.catalog)
 
     def run(spark: SparkSession) -> str:
         for name, path in catalogs.items():
-            attach(spark, path, name, sink=args.sink if name == args.catalog else None)
+            build = queries.get(name)
+            attach(spark, path, name, sink=args.sink if name == args.catalog else None,
+                   query=build(spark) if build else None, output_mode=args.output_mode)  # fmt: skip
         if args.force:
             spark.conf.set("spark.savepoint.write.force", "true")
         with job_progress(spark, "sql"):
@@ -177,10 +207,13 @@ def _in_process(args: argparse.Namespace) -> int:
     return in_local_session(args, run)
 
 
-def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> str:
+def _views_init_file(
+    catalogs: dict[str, str], names: dict[str, str], folder: Path, verbose: bool
+) -> str:
     """An init SQL file (in ``folder``) creating, in spark-sql, the flat views the Thrift server
-    shows: databases ``NAME_<uid>`` with a view per state, and ``NAME_metadata.metadata``. The
-    statements come from a short local session (metadata files only, no Spark job)."""
+    shows: databases ``NAME_<uid>`` with a view per state, and ``NAME_metadata.metadata``, their
+    columns named with the value names settings ``names``. The statements come from a short
+    local session (metadata files only, no Spark job)."""
     from spark_savepoint.sql_ext.session import attach, session
     from spark_savepoint.sql_ext.views import create_database_sql, view_statements
 
@@ -190,6 +223,9 @@ def _views_init_file(catalogs: dict[str, str], folder: Path, verbose: bool) -> s
         lines = []
         for name, path in catalogs.items():
             attach(spark, path, name)
+        for key, value in names.items():
+            spark.conf.set(key, value)
+        for name in catalogs:
             for database, statements in view_statements(spark, name).items():
                 lines += [create_database_sql(name, database), *statements]
     finally:
@@ -288,11 +324,13 @@ def _thriftserver(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.thrift import serve
 
     check_local(args.paths, args.catalog)
+    catalogs = _parse_catalogs(args.paths, args.catalog)
+    conf = _pairs(args.conf, "--conf")
+    names = _query_names(args, catalogs, load_queries(args.query, catalogs))
     return serve(
-        _parse_catalogs(args.paths, args.catalog), port=args.port, bind=args.bind,
-        allow_writes=args.allow_writes, master=args.master,
-        conf=_pairs(args.conf, "--conf"), hiveconf=_pairs(args.hiveconf, "--hiveconf"),
-        verbose=args.verbose,
+        catalogs, port=args.port, bind=args.bind, allow_writes=args.allow_writes,
+        master=args.master, conf={**names, **conf},
+        hiveconf=_pairs(args.hiveconf, "--hiveconf"), verbose=args.verbose,
     )  # fmt: skip
 
 
@@ -332,6 +370,7 @@ def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.Argument
         metavar="KEY=VALUE",
         help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP",
     )
+    add_query_options(thrift)
     thrift.set_defaults(run=_thriftserver)
 
 
@@ -339,10 +378,12 @@ def _connect(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.connect import serve
 
     check_local(args.paths, args.catalog)
+    catalogs = _parse_catalogs(args.paths, args.catalog)
+    conf = _pairs(args.conf, "--conf")
+    names = _query_names(args, catalogs, load_queries(args.query, catalogs))
     return serve(
-        _parse_catalogs(args.paths, args.catalog), port=args.port, bind=args.bind,
-        read_only=args.read_only, master=args.master, conf=_pairs(args.conf, "--conf"),
-        verbose=args.verbose,
+        catalogs, port=args.port, bind=args.bind, read_only=args.read_only,
+        master=args.master, conf={**names, **conf}, verbose=args.verbose,
     )  # fmt: skip
 
 
@@ -366,6 +407,7 @@ def _add_connect(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
         "--conf", action="append", default=[], metavar="KEY=VALUE",
         help="Spark setting (repeatable)",
     )  # fmt: skip
+    add_query_options(connect)
     connect.set_defaults(run=_connect)
 
 
@@ -415,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
         "session as one transaction: one new batch, or none if any fails",
     )  # fmt: skip
     sql.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    add_query_options(sql)
     sql.set_defaults(run=_sql)
 
     conf = sub.add_parser(

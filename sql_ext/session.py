@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 DEFAULT_CATALOG = "savepoint"
+QUERY_LISTENERS = (bridge.QUERY_LISTENER_CLASS, bridge.VALUE_NAMES_LISTENER_CLASS)
 log = logging.getLogger(__name__)
 
 
@@ -33,8 +34,9 @@ def jar_conf() -> dict[str, str]:
         "spark.driver.extraClassPath": jar,
         "spark.jars": jar,
         "spark.sql.extensions": bridge.EXTENSIONS_CLASS,
-        # lets an edit tell that this driver's own streaming query has stopped
-        "spark.sql.streaming.streamingQueryListeners": bridge.QUERY_LISTENER_CLASS,
+        # an edit can tell that this driver's own streaming query has stopped; a query records
+        # its names for aggregation value columns in its checkpoint
+        "spark.sql.streaming.streamingQueryListeners": ",".join(QUERY_LISTENERS),
     }
 
 
@@ -118,11 +120,17 @@ _LIST_SETTINGS = {
 
 
 def _merge(ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
-    """``theirs`` over ``ours``, except list-valued settings, which keep both."""
+    """``theirs`` over ``ours``, except list-valued settings, which keep the items of both.
+
+    >>> _merge({"spark.jars": "a.jar,b.jar"}, {"spark.jars": "b.jar,c.jar"})
+    {'spark.jars': 'b.jar,c.jar,a.jar'}
+    """
     merged = {**ours, **theirs}
     for key, separator in _LIST_SETTINGS.items():
-        if key in ours and key in theirs and ours[key] not in theirs[key].split(separator):
-            merged[key] = separator.join([theirs[key], ours[key]])
+        if key in ours and key in theirs:
+            items = theirs[key].split(separator)
+            items += [item for item in ours[key].split(separator) if item not in items]
+            merged[key] = separator.join(items)
     return merged
 
 
@@ -143,7 +151,9 @@ def attach(
     ``<catalog>.sink.files`` reads (it lives beside the output, not in the checkpoint).
     ``query``: the streaming DataFrame that writes the checkpoint (run with ``output_mode``):
     aggregation value columns then take its names (``cnt``, ``total``) instead of Spark's
-    buffer names (``count``, ``sum``), for reads and writes alike.
+    buffer names (``count``, ``sum``), for reads and writes alike. Without it they take the
+    names the query recorded in the checkpoint when it last ran with spark-savepoint's settings
+    (``_savepoint/value-names.json``), while they fit the checkpoint; else Spark's.
 
     ``spark`` may be any running session, also one started without spark-savepoint's settings
     (``SparkSession.builder.getOrCreate()`` in a notebook): the jar is loaded into its driver
@@ -156,12 +166,31 @@ def attach(
         return connect_client.attach(spark, path, catalog, like, writable, sink, query, output_mode)
     _load_jar(spark)
     bridge.check_checkpoint(spark, path, like)
-    for key, value in catalog_conf(path, catalog).items():
+    prefix = f"spark.sql.catalog.{catalog}"
+    settings = {
+        **catalog_conf(path, catalog),
+        f"{prefix}.writable": str(bool(writable)).lower(),
+        f"{prefix}.sink": sink or "",
+        f"{prefix}.valueNames": "",  # the names the query recorded in the checkpoint, if any
+    }
+    if query is not None:
+        settings.update(value_names_conf(spark, path, query, output_mode, catalog))
+    for key, value in settings.items():
         spark.conf.set(key, value)
-    spark.conf.set(f"spark.sql.catalog.{catalog}.writable", str(bool(writable)).lower())
-    spark.conf.set(f"spark.sql.catalog.{catalog}.sink", sink or "")
-    names = "" if query is None else bridge.value_names(spark, path, query, output_mode)
-    spark.conf.set(f"spark.sql.catalog.{catalog}.valueNames", names)
+
+
+def value_names_conf(
+    spark: SparkSession,
+    path: str,
+    query: DataFrame,
+    output_mode: str = "append",
+    catalog: str = DEFAULT_CATALOG,
+) -> dict[str, str]:
+    """The setting that names the aggregation value columns of catalog ``catalog`` on ``path``
+    as streaming DataFrame ``query`` (run with ``output_mode``) names them, planned in
+    ``spark``: what ``attach(..., query=)`` sets, for a session started later as well."""
+    names = bridge.value_names(spark, path, query, output_mode)
+    return {f"spark.sql.catalog.{catalog}.valueNames": names}
 
 
 def _load_jar(spark: SparkSession) -> None:

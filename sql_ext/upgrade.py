@@ -13,16 +13,12 @@ and state schema, not by position. Example::
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
@@ -134,22 +130,3 @@ def upgrade_apply(
     return bridge.upgrade_apply(
         spark, checkpoint, target, new_query, output_mode, list(maps), allow_drop
     )
-
-
-def load_query(spec: str) -> Callable[[SparkSession], DataFrame]:
-    """The function ``module:function`` names (the module importable from the current folder
-    or by a file path ``path/to/module.py:function``), which builds the new streaming DataFrame
-    from a SparkSession."""
-    module_name, _, function = spec.partition(":")
-    if not module_name or not function:
-        raise BadArguments(f"--query takes MODULE:FUNCTION (e.g. jobs.orders:build), not {spec!r}")
-    if module_name.endswith(".py"):
-        path = Path(module_name).resolve()
-        sys.path.insert(0, str(path.parent))
-        module_name = path.stem
-    elif "" not in sys.path:
-        sys.path.insert(0, "")
-    try:
-        return getattr(importlib.import_module(module_name), function)
-    except (ImportError, AttributeError) as error:
-        raise BadArguments(f"--query {spec}: {error}") from error

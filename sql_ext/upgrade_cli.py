@@ -13,6 +13,8 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
+from spark_savepoint.sql_ext.queries import add_output_mode, load_query
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -33,10 +35,7 @@ def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
         help="a function that builds the new streaming DataFrame from a SparkSession"
         " (module importable from here, or path/to/file.py:function)",
     )  # fmt: skip
-    query.add_argument(
-        "--output-mode", default="append", choices=("append", "update", "complete"),
-        help="the new query's output mode, as its writeStream sets it (%(default)s)",
-    )  # fmt: skip
+    add_output_mode(query, "the new query")
     query.add_argument(
         "--map", action="append", default=[], metavar="OLD=NEW",
         help="pair an old operator with a new one by hand: --map agg_0=1 (repeatable)",
@@ -65,7 +64,7 @@ def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 def _apply(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.cli import check_local, in_local_session
     from spark_savepoint.sql_ext.progress import job_progress
-    from spark_savepoint.sql_ext.upgrade import load_query, upgrade_apply
+    from spark_savepoint.sql_ext.upgrade import upgrade_apply
 
     check_local([args.checkpoint])
     build = load_query(args.query)
@@ -80,7 +79,7 @@ def _apply(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.cli import check_local, run_in_local_session
-    from spark_savepoint.sql_ext.upgrade import load_query, upgrade_check
+    from spark_savepoint.sql_ext.upgrade import upgrade_check
 
     check_local([args.checkpoint])
     build = load_query(args.query)

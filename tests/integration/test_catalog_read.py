@@ -132,7 +132,8 @@ def test_configured_class_names_match_the_jar(spark) -> None:
     assert bridge.jvm_class_names(spark) == {
         name: getattr(bridge, name)
         for name in ("CATALOG_CLASS", "EXTENSIONS_CLASS", "QUERY_LISTENER_CLASS",
-                     "READ_ONLY_GUARD_CLASS", "LOCAL_FILE_SYSTEM_CLASS", "LOCAL_FS_CLASS")
+                     "VALUE_NAMES_LISTENER_CLASS", "READ_ONLY_GUARD_CLASS",
+                     "LOCAL_FILE_SYSTEM_CLASS", "LOCAL_FS_CLASS")
     }  # fmt: skip
 
 

@@ -47,12 +47,12 @@ def test_every_key_looks_up_as_a_scan_finds_it(spark, checkpoints, kind, provide
 def test_lookup_in_sql_with_other_predicates(spark, checkpoints) -> None:
     attach(spark, str(checkpoints[("agg", "rocksdb")].checkpoint), "lk")
     alice = spark.sql("SELECT * FROM lk.agg_0.default WHERE user = 'alice'").collect()
-    assert [(r.user, r["count"]) for r in alice] == [("alice", 2)]
+    assert [(r.user, r.cnt) for r in alice] == [("alice", 2)]
 
     cases = {
         "'alice' = user": alice,
         "user <=> 'alice'": alice,
-        "user = 'alice' AND count > 100": [],
+        "user = 'alice' AND cnt > 100": [],
         "user IN ('alice', 'bob') AND user = 'bob'": spark.sql(
             "SELECT * FROM lk.agg_0.default WHERE user = 'bob'"
         ).collect(),
@@ -68,7 +68,7 @@ def test_other_filters_scan_and_agree(spark, checkpoints) -> None:
     everything = spark.table("lk.agg_0.default").collect()
     for where, keep in {
         "user > 'b'": lambda r: r.user > "b",
-        "user = 'alice' OR count = 1": lambda r: r.user == "alice" or r["count"] == 1,
+        "user = 'alice' OR cnt = 1": lambda r: r.user == "alice" or r.cnt == 1,
         "user <=> NULL": lambda r: r.user is None,
         "upper(user) = 'ALICE'": lambda r: r.user == "alice",
     }.items():
@@ -92,7 +92,7 @@ def test_lookup_as_of_an_earlier_batch(spark, checkpoints, provider) -> None:
     for batch, count in ((0, 1), (1, 2)):  # bob's second event came in batch 1
         df = spark.sql(f"SELECT * FROM lk.agg_0.default VERSION AS OF {batch} WHERE user = 'bob'")
         assert is_lookup(df)
-        assert [r["count"] for r in df.collect()] == [count]
+        assert [r.cnt for r in df.collect()] == [count]
 
 
 def test_delete_by_key_keeps_every_other_key(spark, private_copy) -> None:

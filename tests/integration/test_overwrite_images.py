@@ -125,7 +125,7 @@ def test_many_keys_and_one_given_twice(spark, private_copy) -> None:
     assert snapshot(query.checkpoint) == before
     spark.sql(f"INSERT OVERWRITE {TABLE} {keys}")
     assert spark.table(TABLE).count() == 200_000
-    assert spark.sql(f"SELECT sum FROM {TABLE} WHERE user = 'k123456'").first()[0] == 123456
+    assert spark.sql(f"SELECT total FROM {TABLE} WHERE user = 'k123456'").first()[0] == 123456
 
 
 def recorded_keys(image: Path) -> int:

@@ -2,7 +2,7 @@
 statement's changes (its own checks and tasks run at once, against the last batch N) and commit
 them together as batch N+1, or, when a statement or the commit fails, commit nothing and leave
 the folder byte-identical. The query used has two stateful operators: ``dedup_1`` (by event_id)
-feeding ``agg_0`` (count and sum per user)."""
+feeding ``agg_0`` (``cnt`` and ``total`` per user)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_conflicting_statements_are_refused_and_the_rest_commits(
         with pytest.raises(TransactionConflict, match="statement 1 of this transaction edited"):
             tx.sql(f"INSERT INTO {AGG} VALUES ('ann', 1, 1)")
         with pytest.raises(TransactionConflict, match="agg_0.default"):
-            tx.sql(f"UPDATE {AGG} SET count = 5 WHERE user = 'zed'")
+            tx.sql(f"UPDATE {AGG} SET cnt = 5 WHERE user = 'zed'")
         with pytest.raises(TransactionConflict, match="agg_0.default"):
             tx.sql(f"INSERT INTO {DEDUP} SELECT length(user) FROM {AGG}")
         with pytest.raises(TransactionConflict, match="edits checkpoint"):
@@ -166,7 +166,7 @@ def test_dry_run_transaction_plans_and_writes_nothing(spark, query_copy) -> None
     before = snapshot(query.checkpoint)
     with edit(spark, dry_run=True) as tx:
         tx.sql(f"MERGE INTO {AGG} t USING (SELECT 'alice' AS user) s ON t.user = s.user"
-               " WHEN MATCHED THEN UPDATE SET count = 0")  # fmt: skip
+               " WHEN MATCHED THEN UPDATE SET cnt = 0")  # fmt: skip
         tx.sql(FORGET_ALICE[1])
         assert [(p.changed, p.removed) for p in tx.plan()] == [(1, 0), (0, 1)]
     assert tx.report is None and not tx.open

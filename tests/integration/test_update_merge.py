@@ -23,7 +23,7 @@ EARLY, LATE = WINDOW.format("10:00", "10:05"), WINDOW.format("10:05", "10:10")
 MERGES = {
     "agg": "MERGE INTO {t} AS t USING (SELECT 'alice' AS user UNION ALL SELECT 'dave') AS c"
     " ON t.user = c.user WHEN MATCHED THEN DELETE"
-    " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (c.user, 10, 100)",
+    " WHEN NOT MATCHED THEN INSERT (user, cnt, total) VALUES (c.user, 10, 100)",
     "window_agg": f"MERGE INTO {{t}} AS t USING (SELECT {EARLY} AS w, 'alice' AS u"
     f" UNION ALL SELECT {LATE}, 'dave') AS c ON t.window = c.w AND t.user = c.u"
     " WHEN MATCHED THEN DELETE"
@@ -41,7 +41,7 @@ MERGES = {
 """Delete one key, add another: the compatibility edit of each kind, as one MERGE."""
 
 UPDATES = {
-    "agg": "UPDATE {t} SET user = 'dave', count = 10, sum = 100 WHERE user = 'alice'",
+    "agg": "UPDATE {t} SET user = 'dave', cnt = 10, total = 100 WHERE user = 'alice'",
     "window_agg": f"UPDATE {{t}} SET window = {LATE}, user = 'dave', count = 5"
     f" WHERE user = 'alice' AND window = {EARLY}",
     "dedup": "UPDATE {t} SET event_id = 5 WHERE event_id = 3",
@@ -84,11 +84,11 @@ def test_merge_clauses_and_casts(spark, private_copy) -> None:
         f"MERGE INTO {table} AS t USING (SELECT * FROM VALUES ('alice', 100), ('carol', 0),"
         " ('dave', 10) AS v(user, n)) AS c ON t.user = c.user"
         " WHEN MATCHED AND c.n = 0 THEN DELETE"
-        " WHEN MATCHED THEN UPDATE SET count = c.n, sum = c.n * 10"
-        " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (c.user, c.n, c.n * 10)"
+        " WHEN MATCHED THEN UPDATE SET cnt = c.n, total = c.n * 10"
+        " WHEN NOT MATCHED THEN INSERT (user, cnt, total) VALUES (c.user, c.n, c.n * 10)"
         " WHEN NOT MATCHED BY SOURCE THEN DELETE"
     )
-    got = sorted(tuple(r) for r in spark.sql(f"SELECT user, count, sum FROM {table}").collect())
+    got = sorted(tuple(r) for r in spark.sql(f"SELECT user, cnt, total FROM {table}").collect())
     assert got == [("alice", 100, 1000), ("dave", 10, 100)]
     assert query.restart(spark) == [
         {"user": "alice", "cnt": 102, "total": 1008},

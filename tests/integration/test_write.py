@@ -99,14 +99,14 @@ def test_deleted_key_starts_over(spark, copy: Copy, kind: str, provider: str) ->
 @pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
 def test_dataframe_append_and_overwrite(spark, copy: Copy, provider: str) -> None:
     query, table = copy("agg", provider)
-    df = spark.createDataFrame([("zed", 5, 50)], "user string, count bigint, sum bigint")
+    df = spark.createDataFrame([("zed", 5, 50)], "user string, cnt bigint, total bigint")
     df.writeTo(table).append()
     assert ("zed", 5, 50) in rows(spark, table)
-    spark.createDataFrame([("alice", 40, 400)], "user string, count int, sum int").writeTo(
+    spark.createDataFrame([("alice", 40, 400)], "user string, cnt int, total int").writeTo(
         table
     ).overwrite(F.lit(True))
     assert rows(spark, table) == [("alice", 40, 400)]
-    spark.sql(f"INSERT OVERWRITE {table} SELECT user, count + 1, sum FROM {table}")
+    spark.sql(f"INSERT OVERWRITE {table} SELECT user, cnt + 1, total FROM {table}")
     assert rows(spark, table) == [("alice", 41, 400)]
     assert query.restart(spark) == [
         {"user": "alice", "cnt": 43, "total": 408},
@@ -120,9 +120,9 @@ def test_update_sets_values_and_refuses_what_the_policy_refuses(spark, copy: Cop
     query, table = copy("agg", "hdfs")
     before = snapshot(query.checkpoint)
     with pytest.raises(Exception, match="INCOMPATIBLE_DATA_FOR_TABLE"):
-        spark.sql(f"UPDATE {table} SET count = 'many' WHERE user = 'alice'")
+        spark.sql(f"UPDATE {table} SET cnt = 'many' WHERE user = 'alice'")
     assert snapshot(query.checkpoint) == before
-    spark.sql(f"UPDATE {table} SET count = 100, sum = 1000 WHERE user = 'alice'")
+    spark.sql(f"UPDATE {table} SET cnt = 100, total = 1000 WHERE user = 'alice'")
     assert query.restart(spark) == [
         {"user": "alice", "cnt": 102, "total": 1008},
         {"user": "dave", "cnt": 1, "total": 8},
@@ -160,7 +160,7 @@ def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
 def test_partition_ids_match_the_query_hash(spark, copy: Copy) -> None:
     _, table = copy("agg", "rocksdb")
     users = [f"u{i}" for i in range(40)]
-    spark.createDataFrame([(u, 1, 1) for u in users], "user string, count long, sum long").writeTo(
+    spark.createDataFrame([(u, 1, 1) for u in users], "user string, cnt long, total long").writeTo(
         table
     ).append()
     mismatched = spark.table(table).where("partition_id != pmod(hash(user), 4)").count()
@@ -193,7 +193,7 @@ REFUSED = [
         "agg",
         "hdfs",
         "INSERT INTO {t} VALUES ('zed', 1.5, 2)",
-        r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column count is BIGINT.*DECIMAL",
+        r"SAVEPOINT_TYPE_MISMATCH.*agg_0\.default.*column cnt is BIGINT.*DECIMAL",
     ),
     (
         "agg",

@@ -40,16 +40,16 @@ def refusal(action: Callable[[], Any]) -> dict[str, str]:
 def reads_and_writes(spark: SparkSession) -> dict[str, Any]:
     """The catalog the server attached: read, edit with SQL and the DataFrame writer, travel."""
     out: dict[str, Any] = {}
-    by_user = f"SELECT user, count, sum FROM {TABLE} ORDER BY user"
+    by_user = f"SELECT user, cnt, total FROM {TABLE} ORDER BY user"
     out["before"] = rows(spark.sql(by_user))
     metadata = spark.table("savepoint.metadata").where("operator_id IS NOT NULL")
     out["metadata"] = rows(metadata.select("uid", "state", "batch_id"))
     spark.sql(f"INSERT INTO {TABLE} VALUES ('alice', 100, 1000)")  # an upsert
     spark.sql(f"DELETE FROM {TABLE} WHERE user = 'bob'")
-    frame = spark.createDataFrame([("dave", 10, 100)], "user string, count bigint, sum bigint")
+    frame = spark.createDataFrame([("dave", 10, 100)], "user string, cnt bigint, total bigint")
     frame.writeTo(TABLE).append()
     out["after"] = rows(spark.sql(by_user))
-    travel = f"SELECT user, count, sum FROM {TABLE} VERSION AS OF 1 ORDER BY user"
+    travel = f"SELECT user, cnt, total FROM {TABLE} VERSION AS OF 1 ORDER BY user"
     out["version_1"] = rows(spark.sql(travel))
     batches = spark.sql("SELECT batch_id FROM savepoint.query.batches ORDER BY batch_id")
     out["batches"] = [row[0] for row in batches.collect()]
@@ -67,7 +67,7 @@ def python_api(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
     path = {"path": args["agg"]}
     functions = "SELECT uid, state FROM savepoint_metadata(:path) WHERE operator_id IS NOT NULL"
     out["savepoint_metadata"] = rows(spark.sql(functions, args=path))
-    state = "SELECT user, count FROM savepoint_state(:path, 'agg_0', 'default', 1) ORDER BY user"
+    state = "SELECT user, cnt FROM savepoint_state(:path, 'agg_0', 'default', 1) ORDER BY user"
     out["savepoint_state"] = rows(spark.sql(state, args=path))
     manifest = sp.take_savepoint(spark, args["agg"], f"{args['savepoints']}/sp1")
     out["taken"] = [manifest["batch_id"], manifest["operators"][0]["rows"]]

@@ -43,7 +43,7 @@ def statement(kind: str, keys: int) -> str:
     gives user ``k0`` twice."""
     extra = " UNION ALL SELECT 'k0', 1L, 1L" if kind == "duplicate" else ""
     if kind == "overwrite":
-        extra = f" UNION ALL SELECT user, count, sum FROM {TABLE} WHERE user != 'alice'"
+        extra = f" UNION ALL SELECT user, cnt, total FROM {TABLE} WHERE user != 'alice'"
     verb = "INSERT OVERWRITE" if kind == "overwrite" else "INSERT INTO"
     return (
         f"{verb} {TABLE} SELECT concat('k', id), id, id FROM range({keys})"

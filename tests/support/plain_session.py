@@ -20,10 +20,10 @@ from pyspark.sql import SparkSession  # noqa: E402
 EDITS = [
     "INSERT INTO sp.agg_0.default VALUES ('zed', 5, 50)",
     "DELETE FROM sp.agg_0.default WHERE user = 'bob'",
-    "UPDATE sp.agg_0.default SET count = 100, sum = 1000 WHERE user = 'alice'",
+    "UPDATE sp.agg_0.default SET cnt = 100, total = 1000 WHERE user = 'alice'",
     "MERGE INTO sp.agg_0.default t USING (SELECT 'carol' AS user) s ON t.user = s.user "
-    "WHEN MATCHED THEN UPDATE SET sum = 98",
-    "MERGE INTO sp.agg_0.default t USING (SELECT 'wes' AS user, 3L AS count, 30L AS sum) s "
+    "WHEN MATCHED THEN UPDATE SET total = 98",
+    "MERGE INTO sp.agg_0.default t USING (SELECT 'wes' AS user, 3L AS cnt, 30L AS total) s "
     "ON t.user = s.user WHEN NOT MATCHED THEN INSERT *",
 ]
 
@@ -47,11 +47,15 @@ def main(checkpoint: str, master: str) -> None:
         "before": sorted(tuple(r) for r in table.collect()),
         "lookup": [tuple(r) for r in table.where("user = 'alice'").collect()],
         "batches": [],
+        "listeners": sorted(
+            str(listener.getClass().getName())
+            for listener in spark._jsparkSession.streams().listListeners()  # type: ignore[union-attr]
+        ),
     }
     for statement in EDITS:
         spark.sql(statement)
         report["batches"].append(last_edit(spark).batch_id)  # type: ignore[union-attr]
-    df = spark.createDataFrame([("yan", 1, 7)], "user string, count int, sum int")
+    df = spark.createDataFrame([("yan", 1, 7)], "user string, cnt int, total int")
     df.writeTo("sp.agg_0.default").append()
     report["batches"].append(last_edit(spark).batch_id)  # type: ignore[union-attr]
     report["after"] = sorted(tuple(r) for r in spark.table("sp.agg_0.default").collect())

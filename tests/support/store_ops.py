@@ -4,7 +4,7 @@ behind one interface, so that one scenario runs on every store:
 
     store = InProcess(spark)            # or Driver(start_program("store_driver", conf, ...))
     store("attach", path="hdfs://127.0.0.1:9000/ckpt", catalog="h")
-    store("sql", text="SELECT user, count FROM h.agg_0.default ORDER BY user")  # [["alice", 2]]
+    store("sql", text="SELECT user, cnt FROM h.agg_0.default ORDER BY user")  # [["alice", 2]]
 
 Every step returns plain JSON values (rows as lists), whichever driver ran it; a failed step
 raises ``StepFailed`` whose message holds the driver's error (with its ``SAVEPOINT_*`` class).

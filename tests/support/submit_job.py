@@ -20,9 +20,9 @@ def main() -> None:
     table = "savepoint.agg_0.default"
     before = sorted(tuple(row)[:3] for row in spark.table(table).collect())
     spark.sql(f"INSERT INTO {table} VALUES ('alice', 10, 100)")
-    spark.sql(f"UPDATE {table} SET sum = sum + 1 WHERE user = 'bob'")
+    spark.sql(f"UPDATE {table} SET total = total + 1 WHERE user = 'bob'")
     spark.sql(
-        f"MERGE INTO {table} t USING (SELECT 'dave' AS user, 3L AS count, 30L AS sum) s"
+        f"MERGE INTO {table} t USING (SELECT 'dave' AS user, 3L AS cnt, 30L AS total) s"
         " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *"
     )
     after = sorted(tuple(row)[:3] for row in spark.table(table).collect())

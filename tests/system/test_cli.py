@@ -13,6 +13,7 @@ import pytest
 from spark_savepoint.catalog.bridge import CATALOG_CLASS
 from spark_savepoint.catalog.jar import jar_path
 from spark_savepoint.sql_ext.cli import main
+from tests.support.streaming_queries import EVENTS_SCHEMA
 
 
 def test_conf_prints_submit_settings(capsys, checkpoints) -> None:
@@ -54,9 +55,10 @@ def _run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def _assert_nothing_left(folder: Path) -> None:
-    """No derby.log, metastore_db/, spark-warehouse/ in the working folder, no temp files."""
-    assert sorted(p.name for p in folder.iterdir()) == ["tmp"]
+def _assert_nothing_left(folder: Path, keep: tuple[str, ...] = ()) -> None:
+    """No derby.log, metastore_db/, spark-warehouse/ in the working folder (beside ``keep``),
+    no temp files."""
+    assert sorted(p.name for p in folder.iterdir() if p.name not in keep) == ["tmp"]
     assert list((folder / "tmp").iterdir()) == []
 
 
@@ -65,7 +67,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
     ckpt = str(checkpoints[("agg", "hdfs")].copy(tmp_path_factory.mktemp("cli")).checkpoint)
     sql = (
         "SHOW NAMESPACES IN savepoint; "
-        "SELECT user, count FROM savepoint.agg_0.default ORDER BY user; "
+        "SELECT user, cnt FROM savepoint.agg_0.default ORDER BY user; "
         "SELECT count(*) FROM savepoint.agg_0.default VERSION AS OF 0; "
         "SELECT uid, state FROM savepoint.metadata; "
         f"SELECT 'fn', count(*) FROM savepoint_metadata('{ckpt}') WHERE operator_id = 0; "
@@ -75,7 +77,7 @@ def test_sql_runs_spark_sql_with_the_catalog(checkpoints, tmp_path, tmp_path_fac
     result = _run_cli(["sql", ckpt, "--force", "-e", sql], tmp_path)
     lines = result.stdout.splitlines()
     assert "agg_0" in lines
-    assert "user\tcount" in lines, lines  # column headers
+    assert "user\tcnt" in lines, lines  # column headers: the names the query recorded
     assert "agg_0\tdefault" in lines
     assert "alice\t2" in lines, lines
     assert "fn\t1" in lines, lines
@@ -112,6 +114,37 @@ def test_sql_views_match_the_thrift_server_layout(checkpoints, tmp_path) -> None
     assert "metadata" in lines, lines
     assert "2024-01-01 10:00:00\talice\t2" in lines, lines
     assert "3" in lines, lines
+
+
+QUERY_MODULE = """
+from pyspark.sql import functions as F
+
+
+def build(spark):
+    events = spark.readStream.schema("{schema}").json("{input}")
+    return events.groupBy("user").agg(F.count("*").alias("n"), F.sum("amount").alias("amount"))
+"""
+
+
+@pytest.mark.slow
+def test_sql_names_value_columns_as_the_query_given(checkpoints, tmp_path) -> None:
+    """``--query`` names the first checkpoint's value columns as that query does (over the
+    names the checkpoint's own query recorded); ``NAME=`` picks another catalog's."""
+    query = checkpoints[("agg", "hdfs")]
+    module = tmp_path / "renamed.py"
+    module.write_text(QUERY_MODULE.format(schema=EVENTS_SCHEMA, input=query.input_dir))
+    ckpt = str(query.checkpoint)
+    sql = (
+        "SELECT user, n, amount FROM savepoint.agg_0.default ORDER BY user; "
+        "SELECT user, cnt, total FROM recorded.agg_0.default ORDER BY user"
+    )
+    args = ["sql", ckpt, f"recorded={ckpt}", "--query", f"{module}:build"]
+    result = _run_cli([*args, "--output-mode", "update", "-e", sql], tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert lines[:2] == ["user\tn\tamount", "alice\t2\t17"], lines
+    assert "user\tcnt\ttotal" in lines, lines
+    _assert_nothing_left(tmp_path, keep=("renamed.py", "__pycache__"))
 
 
 def test_create_makes_an_empty_savepoint(spark, checkpoints, capsys, tmp_path) -> None:

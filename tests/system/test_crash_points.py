@@ -55,11 +55,11 @@ RESTARTED = {
 """The restart wave's output (user -> cnt, total) on the old state and on the edited one."""
 EDITS = {
     "overwrite": "INSERT OVERWRITE {t} SELECT 'alice', 100L, 1000L"
-    " UNION ALL SELECT user, count, sum FROM {t} WHERE user != 'alice'",
+    " UNION ALL SELECT user, cnt, total FROM {t} WHERE user != 'alice'",
     "merge": "MERGE INTO {t} d USING (SELECT 'alice' AS user, 100L AS c, 1000L AS s"
     " UNION ALL SELECT 'erin', 5L, 50L) s ON d.user = s.user"
-    " WHEN MATCHED THEN UPDATE SET count = s.c, sum = s.s"
-    " WHEN NOT MATCHED THEN INSERT (user, count, sum) VALUES (s.user, s.c, s.s)",
+    " WHEN MATCHED THEN UPDATE SET cnt = s.c, total = s.s"
+    " WHEN NOT MATCHED THEN INSERT (user, cnt, total) VALUES (s.user, s.c, s.s)",
 }
 CASES = [(edit, fmt) for edit in ("overwrite", "merge") for fmt in FORMATS]
 
@@ -185,7 +185,7 @@ def test_every_crash_point_leaves_the_state_before_or_after(
         # (c) the next edit applies on top of the old or the edited state
         nxt = fresh(crashed, tmp_path / point / "next")
         attach(spark, str(nxt), "crashed")
-        spark.sql("INSERT INTO crashed.agg_0.default (user, count, sum) VALUES ('dave', 10, 100)")
+        spark.sql("INSERT INTO crashed.agg_0.default (user, cnt, total) VALUES ('dave', 10, 100)")
         assert state(spark, "crashed") in (sorted([*BEFORE, DAVE]), sorted([*after, DAVE])), point
 
         # (d) recover: the old state or the edited one

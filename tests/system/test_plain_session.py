@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_savepoint.catalog import bridge
 from tests.support import start_program
 
 
@@ -32,9 +33,11 @@ def test_attach_to_a_plain_running_session(spark, private_copy, tmp_path: Path, 
     assert program.returncode == 0, err[-3000:]
     report = json.loads(out.strip().splitlines()[-1])
     assert report["executors"] == (1 if master.startswith("local-cluster") else 0)
-    assert report["columns"] == ["user", "count", "sum"]  # partition_id: a metadata column
+    assert report["columns"] == ["user", "cnt", "total"]  # partition_id: a metadata column
     assert report["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
     assert report["lookup"] == [["alice", 2, 17]]
+    assert report["listeners"] == sorted([bridge.QUERY_LISTENER_CLASS,
+                                          bridge.VALUE_NAMES_LISTENER_CLASS])  # fmt: skip
     assert report["batches"] == [2, 3, 4, 5, 6, 7]
     assert report["after"] == [
         ["alice", 100, 1000], ["carol", 1, 98], ["wes", 3, 30], ["yan", 1, 7], ["zed", 5, 50]

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.slow
 
 BUCKET = "checkpoints"
 STATE_FILE = re.compile(r"^state/0/\d+/(\d+)(_[^.]*)?\.(delta|snapshot|zip|changelog)$")
-COLUMNS = "user, count, sum"
+COLUMNS = "user, cnt, total"
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,8 @@ def state(step, table: str) -> list[list]:
 
 
 def fresh_query(root: Path, location: str, provider: str = "rocksdb") -> StreamingQuery:
-    """The ``agg`` query (count and sum per user) over local input, checkpoint at ``location``."""
+    """The ``agg`` query (``cnt`` and ``total`` per user) over local input, checkpoint at
+    ``location``."""
     return StreamingQuery("agg", provider, root, location=location)
 
 

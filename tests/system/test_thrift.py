@@ -308,8 +308,8 @@ def test_savepoint_procedures_with_writes_allowed(writable, spark) -> None:
         connection.close()
     attach(spark, str(restored), "thrift_restored")
     attach(spark, str(root / "agg" / "checkpoint"), "thrift_source")
-    got = spark.sql("SELECT user, count, sum FROM thrift_restored.agg_0.default")
-    want = spark.sql("SELECT user, count, sum FROM thrift_source.agg_0.default")
+    got = spark.sql("SELECT user, cnt, total FROM thrift_restored.agg_0.default")
+    want = spark.sql("SELECT user, cnt, total FROM thrift_source.agg_0.default")
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
 
 
@@ -348,7 +348,7 @@ def test_writes_by_the_catalog_name_with_writes_allowed(writable) -> None:
     try:
         cursor.execute("INSERT INTO w.agg_0.default VALUES ('zed', 5, 50)")
         cursor.execute("DELETE FROM w.agg_0.default WHERE user = 'bob'")
-        cursor.execute("SELECT user, count, sum FROM w_agg_0.default ORDER BY user")
+        cursor.execute("SELECT user, cnt, total FROM w_agg_0.default ORDER BY user")
         users = cursor.fetchall()
     finally:
         connection.close()

@@ -87,9 +87,7 @@ DAVE = "INSERT INTO crashed.agg_0.default VALUES ('dave', 10, 100)"
 
 
 def rows(spark) -> list[tuple]:
-    return sorted(
-        tuple(r) for r in spark.table(TABLE).collect() if not r["user"].startswith("k")
-    )
+    return sorted(tuple(r) for r in spark.table(TABLE).collect() if not r["user"].startswith("k"))
 
 
 def claims(checkpoint: Path, batch: int) -> list[Path]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli import build_parser, conf_for, main, spark_sql_command
+from spark_savepoint.sql_ext.queries import catalog_queries
 
 
 def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
@@ -77,3 +81,33 @@ def test_conf_prints_no_local_file_system_for_remote_checkpoints(capsys) -> None
     printed = dict(line.split(" ", 1) for line in capsys.readouterr().out.splitlines())
     assert printed["spark.sql.catalog.savepoint.path"] == "hdfs://nn:8020/ckpt"
     assert not set(LOCAL_FILES) & set(printed)
+
+
+def test_query_options_of_the_commands_that_open_catalogs() -> None:
+    for command in (["sql", "/a"], ["thriftserver", "/a"], ["connect", "/a"]):
+        args = build_parser().parse_args([*command, "--query", "jobs:build", "--query", "b=q:f"])
+        assert (args.query, args.output_mode) == (["jobs:build", "b=q:f"], "append"), command
+
+
+def test_queries_belong_to_the_first_catalog_or_the_one_named() -> None:
+    catalogs = {"savepoint": "/a", "orders": "/b"}
+    assert catalog_queries(["q:f", "orders=jobs/o.py:build"], catalogs) == {
+        "savepoint": "q:f",
+        "orders": "jobs/o.py:build",
+    }
+    assert catalog_queries(["/d=e/q.py:f"], catalogs) == {"savepoint": "/d=e/q.py:f"}
+
+
+def test_a_query_for_no_catalog_or_twice_for_one_is_refused(capsys, tmp_path) -> None:
+    with pytest.raises(BadArguments, match=r"--query billing=q:f: no catalog 'billing' is given"
+                       r" \(catalogs: savepoint, orders\); use NAME=MODULE:FUNCTION"):  # fmt: skip
+        catalog_queries(["billing=q:f"], {"savepoint": "/a", "orders": "/b"})
+    with pytest.raises(BadArguments, match=r"--query r:g: catalog 'savepoint' has a query already"
+                       r" \(q:f\)"):  # fmt: skip
+        catalog_queries(["q:f", "r:g"], {"savepoint": "/a"})
+    (tmp_path / "offsets").mkdir()
+    (tmp_path / "commits").mkdir()
+    assert main(["sql", str(tmp_path), "--query", "nosuchmodule:build", "-e", "SELECT 1"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS] --query nosuchmodule:build: No module named"
+    )

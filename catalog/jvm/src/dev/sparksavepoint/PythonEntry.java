@@ -20,6 +20,7 @@ import dev.sparksavepoint.localfs.ForklessLocalFs;
 import dev.sparksavepoint.sql.LateInstall;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
+import dev.sparksavepoint.sql.ValueNamesListener;
 import dev.sparksavepoint.upgrade.PlannedQuery;
 import dev.sparksavepoint.upgrade.QueryNames;
 import dev.sparksavepoint.upgrade.UpgradeReport;
@@ -41,6 +42,8 @@ public final class PythonEntry {
   public static final String READ_ONLY_GUARD_CLASS = ReadOnlyGuard.class.getName();
   /** {@code spark.sql.streaming.streamingQueryListeners}: when this driver's queries stopped. */
   public static final String QUERY_LISTENER_CLASS = QueryRuns.class.getName();
+  /** {@code spark.sql.streaming.streamingQueryListeners}: queries record their value names. */
+  public static final String VALUE_NAMES_LISTENER_CLASS = ValueNamesListener.class.getName();
   /** {@code spark.hadoop.fs.file.impl}: local files without a process per chmod. */
   public static final String LOCAL_FILE_SYSTEM_CLASS = ForklessLocalFileSystem.class.getName();
   /** {@code spark.hadoop.fs.AbstractFileSystem.file.impl}: the same for FileContext. */
@@ -159,7 +162,7 @@ public final class PythonEntry {
   }
 
   /**
-   * Installs the table functions, analyzer rules and query listener into a session started
+   * Installs the table functions, analyzer rules and query listeners into a session started
    * without the project's settings ({@link LateInstall}); null, or what could not be installed.
    */
   public static String installLate(SparkSession spark) {
@@ -193,6 +196,10 @@ public final class PythonEntry {
 
   public static String queryListenerClass() {
     return QUERY_LISTENER_CLASS;
+  }
+
+  public static String valueNamesListenerClass() {
+    return VALUE_NAMES_LISTENER_CLASS;
   }
 
   /**

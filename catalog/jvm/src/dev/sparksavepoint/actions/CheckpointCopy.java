@@ -11,6 +11,7 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
+import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.CrashPoint;
@@ -51,6 +52,9 @@ import org.apache.spark.sql.classic.SparkSession;
  *       the schema file paths of metadata v2 rewritten) and schema files;
  *   <li>the state of batch N as version N+1, one full image per store partition
  *       ({@link StateImage}, through Spark's own providers);
+ *   <li>the user uids ({@code _savepoint/uids.json}) and, except for an upgrade, the names the
+ *       query recorded for its value columns ({@code _savepoint/value-names.json}), by the
+ *       kept operators' new ids;
  *   <li>{@code commits/N}, last: before it exists the folder is no checkpoint a query would
  *       continue.
  * </ul>
@@ -144,6 +148,7 @@ final class CheckpointCopy {
         for (FileDigests.Digest d : image.files()) digests.put(d.path(), d);
       }
       OperatorUids.write(root, resolved.userUids(), conf);
+      if (upgrade == null) ValueNames.copy(from, root, resolved.ids(), conf);
       CrashPoint.reach("copy-state");
       writeCommit(from, n, fs, root, plan, commits, conf);
       Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider,

@@ -5,6 +5,7 @@ import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreFiles;
+import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditClaim;
 import dev.sparksavepoint.commit.PartitionCommit;
@@ -13,7 +14,9 @@ import dev.sparksavepoint.write.UntouchedPartitions;
 import dev.sparksavepoint.write.WritePlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +41,7 @@ import org.apache.spark.sql.classic.SparkSession;
  *       of the new versions when the template uses checkpoint format v2);
  *   <li>operator metadata and state schema files (no state data), v2 operator metadata renamed
  *       to batch 0 and pointing at the target's own schema files;
+ *   <li>the names the query recorded for its value columns ({@link ValueNames});
  *   <li>a new query id in {@code metadata}.
  * </ul>
  * Every store partition gets an empty version 1 through Spark's own providers. The target's
@@ -88,6 +92,9 @@ public final class EmptySavepoint {
     try {
       copyLayout(from, n, fs, root, conf);
       List<Operator> operators = from.operators(n);
+      Map<Long, Long> ids = new HashMap<>();
+      for (Operator op : operators) ids.put(op.id(), op.id());
+      ValueNames.copy(from, root, ids, conf);
       boolean formatV2 = recordsUniqueIds(from, n);
       WritePlan plan = WritePlan.emptyCopy(spark, from, n, target, formatV2);
       List<PartitionCommit> commits =

@@ -5,6 +5,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.StateSource;
@@ -300,25 +301,28 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("state_kind", op.stateKind(table, ref));
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
-    return FlatStateTable.create(name + "." + op.uid() + "." + table,
-        StateSource.schema(ckpt.location(), op, table, batchId, options),
-        op.kind().equals("agg") && table.equals("default") ? valueNames(op.id()) : List.of(),
+    StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
+    return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
+        op.kind().equals("agg") && table.equals("default")
+            ? valueNames(ckpt, batchId, op, schema) : List.of(),
         options, props,
         new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
   }
 
   /**
-   * The query's names for operator {@code id}'s value columns, from the session conf
-   * {@code spark.sql.catalog.<name>.valueNames} (JSON: operator id to names, set by
-   * {@code attach(..., query=df)}); empty when none are set.
+   * The query's names for aggregation {@code op}'s value columns ({@code schema}: the state
+   * reader's): from the session conf {@code spark.sql.catalog.<name>.valueNames} (JSON: operator
+   * id to names, set by {@code attach(..., query=df)} and {@code --query}), else those the query
+   * recorded in the checkpoint when they fit it ({@link ValueNames#fitting}); empty: Spark's.
    */
-  private List<String> valueNames(long id) {
+  private List<String> valueNames(Checkpoint ckpt, long batchId, Operator op, StructType schema) {
     String json = SparkSession.active().conf().get("spark.sql.catalog." + name + ".valueNames",
         "");
-    if (json.isBlank()) return List.of();
+    if (json.isBlank()) return ValueNames.fitting(ckpt, batchId, op, schema);
     try {
       com.fasterxml.jackson.databind.JsonNode names =
-          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json).path(Long.toString(id));
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+              .path(Long.toString(op.id()));
       List<String> result = new java.util.ArrayList<>();
       for (com.fasterxml.jackson.databind.JsonNode n : names) {
         result.add(n.isNull() ? null : n.asText());

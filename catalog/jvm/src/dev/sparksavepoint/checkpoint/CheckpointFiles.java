@@ -1,9 +1,14 @@
 package dev.sparksavepoint.checkpoint;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CreateFlag;
@@ -17,8 +22,13 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.UnsupportedFileSystemException;
 import org.apache.hadoop.fs.permission.FsPermission;
 
-/** The two file primitives of the tool's own checkpoint files: read a small file, create one. */
+/**
+ * The file primitives of the tool's own checkpoint files: read a small file (or its JSON object),
+ * create one, replace one.
+ */
 public final class CheckpointFiles {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private CheckpointFiles() {}
 
   /** The whole content of a (small, log or metadata) file. */
@@ -28,6 +38,21 @@ public final class CheckpointFiles {
       in.transferTo(out);
       return out.toByteArray();
     }
+  }
+
+  /**
+   * The fields of the small JSON object in {@code file}, in file order; empty when the file
+   * does not exist.
+   */
+  public static Map<String, JsonNode> jsonFields(FileSystem fs, Path file) throws IOException {
+    Map<String, JsonNode> fields = new LinkedHashMap<>();
+    try {
+      JSON.readTree(readAll(fs, file)).fields()
+          .forEachRemaining(field -> fields.put(field.getKey(), field.getValue()));
+    } catch (FileNotFoundException e) {
+      // no file: no fields
+    }
+    return fields;
   }
 
   /**
@@ -64,27 +89,8 @@ public final class CheckpointFiles {
     if (fs.hasPathCapability(file, CONDITIONAL_CREATE)) {
       beforePublish.run();
       createIfAbsent(fs, file, bytes);
-      return;
-    }
-    Path dir = file.getParent();
-    Path temp = new Path(dir, "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
-    FileContext fc;
-    try {
-      fc = FileContext.getFileContext(file.toUri(), conf);
-    } catch (UnsupportedFileSystemException e) {
-      writeWithFileSystem(file, temp, bytes, conf, beforePublish);
-      return;
-    }
-    if (!fc.util().exists(dir)) fc.mkdir(dir, FsPermission.getDirDefault(), true);
-    if (fc.util().exists(file)) throw new FileAlreadyExistsException(file.toString());
-    try {
-      try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
-        out.write(bytes);
-      }
-      beforePublish.run();
-      fc.rename(temp, file, Options.Rename.NONE);
-    } finally {
-      if (fc.util().exists(temp)) fc.delete(temp, false);
+    } else {
+      renamedFromTemporary(fs, file, bytes, conf, Options.Rename.NONE, beforePublish);
     }
   }
 
@@ -108,21 +114,75 @@ public final class CheckpointFiles {
     }
   }
 
-  /** {@link #writeNew} where Hadoop has no FileContext binding for the scheme. */
-  private static void writeWithFileSystem(Path file, Path temp, byte[] bytes, Configuration conf,
-      Runnable beforePublish) throws IOException {
+  /**
+   * Writes {@code file} so that readers see the old content or the new one, never a part.
+   * Where the store creates conditionally (S3A, whose PUT is atomic) in one request; elsewhere
+   * as a temporary file of this writer's own renamed over the old one (FileContext's
+   * {@code Rename.OVERWRITE}; where the scheme has no FileContext binding, the old file is
+   * deleted first). The temporary file is removed whatever happens.
+   */
+  public static void replace(Path file, byte[] bytes, Configuration conf) throws IOException {
     FileSystem fs = file.getFileSystem(conf);
-    if (fs.exists(file)) throw new FileAlreadyExistsException(file.toString());
+    if (!fs.hasPathCapability(file, CONDITIONAL_CREATE)) {
+      renamedFromTemporary(fs, file, bytes, conf, Options.Rename.OVERWRITE, () -> {});
+      return;
+    }
+    try (FSDataOutputStream out = fs.create(file, true)) {
+      out.write(bytes);
+    }
+  }
+
+  /**
+   * Writes {@code bytes} into a temporary file of this writer's own, then renames it to
+   * {@code file}: {@code mode} NONE fails if {@code file} exists, OVERWRITE replaces it. Through
+   * FileContext, or FileSystem where Hadoop has no FileContext binding for the scheme;
+   * {@code beforePublish} runs between the two. The temporary file is removed whatever happens.
+   */
+  private static void renamedFromTemporary(FileSystem fs, Path file, byte[] bytes,
+      Configuration conf, Options.Rename mode, Runnable beforePublish) throws IOException {
+    Path temp = temporary(file);
+    boolean replace = mode == Options.Rename.OVERWRITE;
+    FileContext fc;
+    try {
+      fc = FileContext.getFileContext(file.toUri(), conf);
+    } catch (UnsupportedFileSystemException e) {
+      renamedWithFileSystem(fs, temp, file, bytes, replace, beforePublish);
+      return;
+    }
+    Path dir = file.getParent();
+    if (!fc.util().exists(dir)) fc.mkdir(dir, FsPermission.getDirDefault(), true);
+    if (!replace && fc.util().exists(file)) throw new FileAlreadyExistsException(file.toString());
+    try {
+      try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
+        out.write(bytes);
+      }
+      beforePublish.run();
+      fc.rename(temp, file, mode);
+    } finally {
+      if (fc.util().exists(temp)) fc.delete(temp, false);
+    }
+  }
+
+  /** {@link #renamedFromTemporary} where Hadoop has no FileContext binding for the scheme. */
+  private static void renamedWithFileSystem(FileSystem fs, Path temp, Path file, byte[] bytes,
+      boolean replace, Runnable beforePublish) throws IOException {
+    if (!replace && fs.exists(file)) throw new FileAlreadyExistsException(file.toString());
     try {
       try (FSDataOutputStream out = fs.create(temp, false)) {
         out.write(bytes);
       }
       beforePublish.run();
+      if (replace) fs.delete(file, false);
       if (fs.exists(file) || !fs.rename(temp, file)) {
         throw new FileAlreadyExistsException(file.toString());
       }
     } finally {
       if (fs.exists(temp)) fs.delete(temp, false);
     }
+  }
+
+  /** A temporary file of this writer's own beside {@code file}: {@code .<name>.<uuid>.tmp}. */
+  private static Path temporary(Path file) {
+    return new Path(file.getParent(), "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
   }
 }

@@ -1,12 +1,9 @@
 package dev.sparksavepoint.checkpoint;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -47,17 +44,8 @@ public final class OperatorUids {
   /** Operator id to user uid, read from {@code root}; empty when there is no file. */
   public static Map<Long, String> read(FileSystem fs, Path root) throws IOException {
     Map<Long, String> uids = new TreeMap<>();
-    JsonNode node;
-    try {
-      node = JSON.readTree(CheckpointFiles.readAll(fs, new Path(root, FILE)));
-    } catch (FileNotFoundException e) {
-      return uids;
-    }
-    Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-    while (fields.hasNext()) {
-      Map.Entry<String, JsonNode> field = fields.next();
-      uids.put(Long.parseLong(field.getKey()), field.getValue().asText());
-    }
+    CheckpointFiles.jsonFields(fs, new Path(root, FILE))
+        .forEach((id, uid) -> uids.put(Long.parseLong(id), uid.asText()));
     return uids;
   }
 

@@ -4,7 +4,8 @@
  * ({@link dev.sparksavepoint.checkpoint.Checkpoint},
  * {@link dev.sparksavepoint.checkpoint.CheckpointLog}, which also holds the batch arithmetic),
  * stateful operators and their uids, state references, stores, transformWithState variables and
- * column families, store file names. Depends only on {@code errors}; every layer above reads
- * the checkpoint through it. What cannot be parsed is an error, never a permissive default.
+ * column families, store file names, the names a query gave its aggregations' value columns.
+ * Depends only on {@code errors}; every layer above reads the checkpoint through it. What cannot
+ * be parsed is an error, never a permissive default.
  */
 package dev.sparksavepoint.checkpoint;

@@ -10,18 +10,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.CreateFlag;
-import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileContext;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Options;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -151,26 +146,8 @@ public final class RunRecords {
       throws IOException {
     Path file = new Path(new Path(root, FOLDER), run.runId() + ".json");
     if (!first && !fs.exists(file.getParent())) return;
-    byte[] bytes = JSON.writeValueAsString(run.toJson()).getBytes(StandardCharsets.UTF_8);
-    FileContext fc;
-    try {
-      fc = FileContext.getFileContext(file.toUri(), conf);
-    } catch (IOException e) {
-      try (FSDataOutputStream out = fs.create(file, true)) { // an object store: one PUT
-        out.write(bytes);
-      }
-      return;
-    }
-    if (first) fs.mkdirs(file.getParent());
-    Path temp = new Path(file.getParent(), "." + file.getName() + "." + UUID.randomUUID() + ".tmp");
-    try {
-      try (FSDataOutputStream out = fc.create(temp, EnumSet.of(CreateFlag.CREATE))) {
-        out.write(bytes);
-      }
-      fc.rename(temp, file, Options.Rename.OVERWRITE);
-    } finally {
-      if (fc.util().exists(temp)) fc.delete(temp, false);
-    }
+    CheckpointFiles.replace(file,
+        JSON.writeValueAsString(run.toJson()).getBytes(StandardCharsets.UTF_8), conf);
   }
 
   /** Removes the records of runs that are over (stopped, or lapsed), except {@code keep}. */

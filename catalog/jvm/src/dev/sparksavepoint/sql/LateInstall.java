@@ -18,7 +18,8 @@ import scala.jdk.javaapi.CollectionConverters;
  * SavepointExtensions} (a notebook's, a {@code spark-submit} job's) what those settings give a
  * new one: the table functions ({@code savepoint_metadata}, {@code savepoint_state},
  * {@code savepoint_list}), the analyzer rules of UPDATE, MERGE and key widening, and the query
- * listener that tells an edit this driver's query has stopped.
+ * listeners: the one that tells an edit this driver's query has stopped, and the one that records
+ * a query's names for its value columns ({@link ValueNamesListener}).
  *
  * <p>Spark builds a session's analyzer once, from the extensions it had then; there is no API to
  * add a resolution rule later. The rules are appended to that analyzer's
@@ -40,14 +41,14 @@ public final class LateInstall {
    */
   public static String install(SparkSession spark) {
     if (hasRules(spark.sessionState().analyzer())) {
-      addListener(spark);
+      addListeners(spark);
       return null;
     }
     SparkSessionExtensions ours = new SparkSessionExtensions();
     new SavepointExtensions().apply(ours);
     ours.registerTableFunctions(spark.sessionState().tableFunctionRegistry());
     new SavepointExtensions().apply(spark.extensions());
-    addListener(spark);
+    addListeners(spark);
     try {
       appendRules(spark.sessionState().analyzer(), ours.buildResolutionRules(spark));
       return null;
@@ -87,10 +88,12 @@ public final class LateInstall {
     throw new NoSuchFieldException(type.getName() + "." + RULES_FIELD);
   }
 
-  private static void addListener(SparkSession spark) {
-    for (StreamingQueryListener l : spark.streams().listListeners()) {
-      if (l instanceof QueryRuns) return;
+  private static void addListeners(SparkSession spark) {
+    List<Class<?>> present = new ArrayList<>();
+    for (StreamingQueryListener l : spark.streams().listListeners()) present.add(l.getClass());
+    if (!present.contains(QueryRuns.class)) spark.streams().addListener(new QueryRuns());
+    if (!present.contains(ValueNamesListener.class)) {
+      spark.streams().addListener(new ValueNamesListener());
     }
-    spark.streams().addListener(new QueryRuns());
   }
 }
