@@ -144,6 +144,12 @@ class InterruptedEdit(SavepointError):
     error_class = "SAVEPOINT_INTERRUPTED_EDIT"
 
 
+class UnfinishedCheckpoint(SavepointError):
+    """A folder a savepoint, restore or upgrade started to write and has not finished."""
+
+    error_class = "SAVEPOINT_UNFINISHED_CHECKPOINT"
+
+
 class ReadOnlyState(SavepointError):
     """State that cannot be written (yet): join state, state with TTL, ..."""
 

@@ -308,7 +308,8 @@ def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     recover = sub.add_parser(
         "recover",
         parents=[common],
-        help="complete the batch an interrupted edit left uncommitted, without the edit",
+        help="complete the batch an interrupted edit left uncommitted, without the edit; or "
+        "empty the folder of an unfinished savepoint, restore or upgrade",
     )
     recover.add_argument("path", metavar="PATH", help="checkpoint folder")
     recover.add_argument(

@@ -52,10 +52,13 @@ def recover(spark: SparkSession, path: str, force: bool = False) -> str:
     """Complete the batch an interrupted edit left planned but uncommitted in checkpoint
     ``path``, without the edit (as the restarted query would); returns one line saying what it
     did. Writes do this on their own when the interrupted writer ran on this host and has
-    ended; ``force=True`` is for a writer elsewhere that you know has stopped.
+    ended; ``force=True`` is for a writer elsewhere that you know has stopped. In the folder of
+    a savepoint, restore or upgrade that was killed before its commit, it removes what that
+    wrote (the folder is then empty: run it again).
 
     Raises:
         SavepointError: ``InterruptedEdit`` (a writer that may still run claimed the batch),
+        ``UnfinishedCheckpoint`` (a restore into the folder may still run),
         ``UncommittedBatch`` (a query's batch: restart the query), ``NoSuchCheckpoint``, ...
     """
     return bridge.recover(spark, path, force)

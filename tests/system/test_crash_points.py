@@ -17,9 +17,16 @@ killed driver's would be. On a fresh copy of each, every follow-up runs:
 * ``recover``: the old state or the edited one.
 
 Cases: INSERT OVERWRITE (full images) and MERGE (row edits), on HDFS-backed and RocksDB state,
-RocksDB also with checkpoint format v2. (A savepoint restore's crash points, copy-claimed,
-copy-planned, copy-state and commit-temp, snapshot too; their follow-ups are still to be
-written: tests/system/test_write_crash.py halts a real restore at copy-state.)
+RocksDB also with checkpoint format v2.
+
+A savepoint restore writes a new folder; killed anywhere, the folder is either no checkpoint
+(its ``metadata`` file the restore's claim until just before the commit) or a whole one:
+
+* a read refuses it (SAVEPOINT_UNFINISHED_CHECKPOINT, naming ``spark-savepoint recover``, or
+  no committed batch) or reads the savepoint's state;
+* the query started on it fails, never starting from scratch, or continues from the state;
+* another restore into it refuses it as interrupted;
+* ``recover`` empties an unfinished folder (or finds nothing to do), and a restore then is whole.
 """
 
 from __future__ import annotations
@@ -31,8 +38,9 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach, recover
+from spark_savepoint import attach, recover, restore_savepoint, take_savepoint
 from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import TargetNotEmpty
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 pytestmark = pytest.mark.slow
@@ -84,6 +92,8 @@ def mark_writers_gone(checkpoint: Path) -> None:
     records = [
         *checkpoint.glob("_savepoint/edits/*.json"),
         *checkpoint.glob("_savepoint-tx-*/writer.json"),
+        *checkpoint.glob("_savepoint/claim.json"),
+        *[m for m in checkpoint.glob("metadata") if "savepointClaim" in m.read_text()],
     ]
     for record in records:
         data = json.loads(record.read_text())
@@ -93,16 +103,22 @@ def mark_writers_gone(checkpoint: Path) -> None:
 
 
 def crash_states(spark, tmp_path: Path, edit: str, fmt: str) -> tuple[StreamingQuery, list[Path]]:
-    """Builds the agg query, runs ``edit`` with crash snapshots on; the query and the distinct
-    crash states (checkpoint folders), in protocol order."""
+    """Builds the agg query, runs ``edit`` (or ``restore``: a restore of its savepoint onto two
+    partitions) with crash snapshots on; the query and the distinct crash states (checkpoint
+    folders), in protocol order."""
     provider, confs = FORMATS[fmt]
     query = build(spark, "agg", provider, tmp_path / "query", confs=confs)
     snapshots = tmp_path / "snapshots"
     spark.conf.set("spark.savepoint.write.force", "true")  # this session ran the query
     try:
-        attach(spark, str(query.checkpoint), "edited")
-        bridge.snapshot_crash_points(spark, str(query.checkpoint), str(snapshots))
-        spark.sql(EDITS[edit].format(t="edited.agg_0.default"))
+        if edit == "restore":
+            take_savepoint(spark, str(query.checkpoint), str(tmp_path / "savepoint"))
+            bridge.snapshot_crash_points(spark, str(tmp_path / "restored"), str(snapshots))
+            restore_savepoint(spark, str(tmp_path / "savepoint"), str(tmp_path / "restored"), 2)
+        else:
+            attach(spark, str(query.checkpoint), "edited")
+            bridge.snapshot_crash_points(spark, str(query.checkpoint), str(snapshots))
+            spark.sql(EDITS[edit].format(t="edited.agg_0.default"))
     finally:
         bridge.snapshot_crash_points(spark, "", None)
         spark.conf.unset("spark.savepoint.write.force")
@@ -193,3 +209,49 @@ def test_every_crash_point_leaves_the_state_before_or_after(
         recover(spark, str(rec))
         attach(spark, str(rec), "crashed")
         assert state(spark, "crashed") in (BEFORE, after), point
+
+
+@pytest.mark.parametrize("fmt", ["hdfs", "rocksdb-v2"])
+def test_every_crash_point_of_a_restore_leaves_no_checkpoint_or_a_whole_one(
+    spark, tmp_path: Path, fmt: str
+) -> None:
+    query, states = crash_states(spark, tmp_path, "restore", fmt)
+    names = [s.name for s in states]
+    assert any("copy-claimed" in n for n in names) and any("copy-state" in n for n in names)
+    savepoint = str(tmp_path / "savepoint")
+    for crashed in states:
+        point = crashed.name
+        whole = (crashed / "commits").is_dir() and any(
+            p.name.isdigit() for p in (crashed / "commits").iterdir()
+        )
+        # (a) a read: refused by name, or the savepoint's state
+        read = fresh(crashed, tmp_path / point / "read")
+        try:
+            attach(spark, str(read), "crashed")
+            assert state(spark, "crashed") == BEFORE, point
+            assert whole, point
+        except AssertionError:
+            raise
+        except Exception as error:  # noqa: BLE001 - an unfinished folder: refused by name
+            assert not whole, (point, str(error)[:500])
+            assert "SAVEPOINT_UNFINISHED_CHECKPOINT" in str(error) or (
+                "no committed batch" in str(error)
+            ), (point, str(error)[:500])
+
+        # (b) the query started on it fails, or continues from the savepoint: never from scratch
+        started = fresh(crashed, tmp_path / point / "restart")
+        out = run_restart_wave(spark, query, started)
+        assert out == RESTARTED["before"] if whole else isinstance(out, RuntimeError), (point, out)
+
+        # (c) another restore refuses it; recover empties an unfinished one; then a restore is
+        # whole and the query continues from it
+        again = fresh(crashed, tmp_path / point / "again")
+        with pytest.raises(TargetNotEmpty):
+            restore_savepoint(spark, savepoint, str(again), 2)
+        said = recover(spark, str(again))
+        if whole:
+            assert "nothing to recover" in said, (point, said)
+        else:
+            assert "the folder is empty" in said and not list(again.iterdir()), (point, said)
+            restore_savepoint(spark, savepoint, str(again), 2)
+        assert run_restart_wave(spark, query, again) == RESTARTED["before"], point

@@ -47,7 +47,7 @@ from spark_savepoint import (
     savepoint_errors,
     take_savepoint,
 )
-from spark_savepoint.catalog.errors import TargetNotEmpty
+from spark_savepoint.catalog.errors import TargetNotEmpty, UnfinishedCheckpoint
 from tests.support import start_program
 from tests.support.checkpoint_files import last_batch, snapshot
 from tests.support.source_queries import run_file_count, write_json
@@ -265,9 +265,10 @@ def test_write_removes_snapshots_of_uncommitted_versions(
 
 def test_halted_restore_leaves_no_checkpoint_to_continue(spark, writers, tmp_path: Path) -> None:
     """A restore killed after its state and before its commit: the folder is no checkpoint a
-    query continues from (batch 1 is planned, not committed, and its state version 1 is not
-    there: the query fails), another restore refuses it as interrupted and leaves it as it is,
-    and once it is removed a restore there is whole and the query continues from it."""
+    query continues from (its metadata file is still the restore's claim, which Spark cannot
+    read: the query fails instead of starting from scratch), reads and another restore refuse
+    it and leave it as it is, ``recover`` empties it, and a restore there is whole and the
+    query continues from it."""
     writer = writers()
     query = build(spark, "agg", "hdfs", tmp_path / "query")
     savepoint = tmp_path / "savepoint"
@@ -283,11 +284,14 @@ def test_halted_restore_leaves_no_checkpoint_to_continue(spark, writers, tmp_pat
     before = snapshot(query.checkpoint)
     with pytest.raises(TargetNotEmpty, match="interrupted"), savepoint_errors():
         restore_savepoint(spark, str(savepoint), str(query.checkpoint), partitions=8)
+    with pytest.raises(UnfinishedCheckpoint, match="spark-savepoint recover"), savepoint_errors():
+        attach(spark, str(query.checkpoint), "unfinished")
     assert snapshot(query.checkpoint) == before
     query.add_input(restart_rows("agg"))
-    with pytest.raises(Exception, match="1.delta"):
+    with pytest.raises(Exception, match="No usable value for id"):
         query.run(spark)
-    shutil.rmtree(query.checkpoint)
+    assert "the folder is empty" in recover(spark, str(query.checkpoint))
+    assert not list(query.checkpoint.iterdir())
     restore_savepoint(spark, str(savepoint), str(query.checkpoint), partitions=8)
     assert query.run(spark) == RESTARTED
 

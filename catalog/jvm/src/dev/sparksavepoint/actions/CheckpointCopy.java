@@ -150,6 +150,8 @@ final class CheckpointCopy {
       OperatorUids.write(root, resolved.userUids(), conf);
       if (upgrade == null) ValueNames.copy(from, root, resolved.ids(), conf);
       CrashPoint.reach("copy-state");
+      folder.identify();
+      CrashPoint.reach("copy-identified");
       writeCommit(from, n, fs, root, plan, commits, conf);
       Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider,
           digests);

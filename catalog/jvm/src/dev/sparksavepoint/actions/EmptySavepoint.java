@@ -102,6 +102,7 @@ public final class EmptySavepoint {
       new CheckpointLog(fs, root, CheckpointLog.OFFSETS)
           .create(0, from.offsetLog().bytes(n), conf);
       EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);
+      folder.identify();
       byte[] commit = from.commitLog().bytes(n);
       if (formatV2) {
         commit = CheckpointLog.withStateUniqueIds(commit,

@@ -1,6 +1,8 @@
 package dev.sparksavepoint.actions;
 
+import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.commit.FolderClaim;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
@@ -12,14 +14,17 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * A new checkpoint folder an action writes (empty savepoint, savepoint, restore), claimed by
- * creating its {@code metadata} file (the query id) with an atomic fail-if-exists create: of two
- * actions racing for one folder only one writes, and only that one removes what it wrote when it
- * fails ({@link #remove}).
+ * creating its {@code metadata} file with an atomic fail-if-exists create: of two actions racing
+ * for one folder only one writes, and only that one removes what it wrote when it fails
+ * ({@link #remove}). Until the action calls {@link #identify} just before its commit, the file
+ * holds the action's claim ({@link FolderClaim}), which Spark cannot read: a query started on a
+ * folder whose action was killed fails instead of starting from scratch.
  */
-record NewFolder(Path root, FileSystem fs, boolean existed) {
+record NewFolder(Path root, FileSystem fs, boolean existed, byte[] metadata, Configuration conf) {
   /**
    * Claims {@code target}, which must not exist or be an empty folder, by creating its
-   * {@code metadata} with {@code metadata}; {@code what} names the action in messages.
+   * {@code metadata} file with the action's claim; {@link #identify} writes {@code metadata}
+   * there. {@code what} names the action in messages.
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TARGET_NOT_EMPTY when the folder
    *     holds anything or another action claimed it first
@@ -34,8 +39,12 @@ record NewFolder(Path root, FileSystem fs, boolean existed) {
             : Errors.targetInUse(target, what);
       }
       fs.mkdirs(root);
-      CheckpointFiles.writeNew(new Path(root, "metadata"), metadata, conf);
-      return new NewFolder(root, fs, existed);
+      byte[] claim = FolderClaim.of("the action to " + what);
+      CheckpointFiles.writeNew(new Path(root, "metadata"), claim, conf);
+      NewFolder folder = new NewFolder(root, fs, existed, metadata, conf);
+      fs.mkdirs(new Path(root, Checkpoint.CLAIM_FILE).getParent());
+      folder.write(new Path(root, Checkpoint.CLAIM_FILE), claim);
+      return folder;
     } catch (FileAlreadyExistsException e) {
       throw Errors.targetInUse(target, what);
     } catch (IOException e) {
@@ -43,11 +52,16 @@ record NewFolder(Path root, FileSystem fs, boolean existed) {
     }
   }
 
-  /** True when {@code root} holds an action's claim ({@code metadata}) and no committed batch. */
+  /** True when {@code root} holds an action's {@code metadata} and no committed batch. */
   private static boolean interrupted(FileSystem fs, Path root) throws IOException {
     Path commits = new Path(root, "commits");
     return fs.exists(new Path(root, "metadata"))
         && (!fs.exists(commits) || fs.listStatus(commits).length == 0);
+  }
+
+  /** Replaces the claim by the real metadata (the query id): call it just before the commit. */
+  void identify() throws IOException {
+    CheckpointFiles.replace(new Path(root, "metadata"), metadata, conf);
   }
 
   /**

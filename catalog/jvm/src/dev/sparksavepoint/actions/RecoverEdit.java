@@ -2,6 +2,7 @@ package dev.sparksavepoint.actions;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.commit.FolderClaim;
 import dev.sparksavepoint.commit.Leftovers;
 import dev.sparksavepoint.commit.StagedImages;
 import dev.sparksavepoint.commit.StagingFolders;
@@ -10,13 +11,16 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import dev.sparksavepoint.write.EmptyBatch;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
  * {@code spark-savepoint recover}: completes the batch an interrupted edit left planned but
  * uncommitted, without the edit, as the restarted query would ({@link EmptyBatch}); or moves
  * the images of an INSERT OVERWRITE killed after its commit into place
- * ({@code commit.StagedImages}).
+ * ({@code commit.StagedImages}); or removes what a killed savepoint, restore or upgrade wrote
+ * into a new folder ({@link FolderClaim}).
  */
 public final class RecoverEdit {
   private RecoverEdit() {}
@@ -30,6 +34,8 @@ public final class RecoverEdit {
    *     SAVEPOINT_CONCURRENT_WRITE, SAVEPOINT_UNCOMMITTED_BATCH (a query's batch)
    */
   public static String run(SparkSession spark, String path, boolean force) {
+    String unfinished = removeUnfinished(spark, path, force);
+    if (unfinished != null) return "savepoint: recovered '" + path + "': " + unfinished;
     Checkpoint ckpt = Checkpoint.open(path, spark.sessionState().newHadoopConf());
     List<String> staged;
     try {
@@ -60,5 +66,16 @@ public final class RecoverEdit {
           + ckpt.lastCommitted() + " is committed";
     }
     return "savepoint: recovered '" + path + "': " + String.join("; ", done);
+  }
+
+  /** What a killed savepoint, restore or upgrade into {@code path} left, removed; or null. */
+  private static String removeUnfinished(SparkSession spark, String path, boolean force) {
+    Path root = new Path(path);
+    try {
+      FileSystem fs = root.getFileSystem(spark.sessionState().newHadoopConf());
+      return FolderClaim.removeAbandoned(fs, root, path, force);
+    } catch (IOException e) {
+      throw Errors.writeFailed(path, "remove an unfinished savepoint or restore", e);
+    }
   }
 }

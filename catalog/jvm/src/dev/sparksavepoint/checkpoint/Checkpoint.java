@@ -69,6 +69,17 @@ public final class Checkpoint {
     }
   }
 
+  /**
+   * The field of a {@code metadata} file that an action of the tool is still writing the
+   * folder ({@code commit.FolderClaim}): no checkpoint yet.
+   */
+  public static final String CLAIM_FIELD = "savepointClaim";
+  /**
+   * A copy of that claim, which stays when the action replaces the metadata file just before
+   * its commit (and after it, as the record of who wrote the folder).
+   */
+  public static final String CLAIM_FILE = "_savepoint/claim.json";
+
   /** Opens a checkpoint folder, failing with an actionable error when it is not one. */
   public static Checkpoint open(String location, Configuration hadoopConf) {
     try {
@@ -77,15 +88,54 @@ public final class Checkpoint {
       if (!fs.exists(root)) throw Errors.noSuchFolder(location);
       if (!fs.exists(new Path(root, CheckpointLog.OFFSETS))
           || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
+        refuseUnfinished(location, fs, root);
         String found = Arrays.stream(fs.listStatus(root))
             .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
             .sorted().limit(10).collect(Collectors.joining(", "));
         throw Errors.notACheckpoint(location, found.isEmpty() ? "nothing" : found);
       }
-      return new Checkpoint(location, root, fs, hadoopConf);
+      Checkpoint ckpt = new Checkpoint(location, root, fs, hadoopConf);
+      if (ckpt.commits.isEmpty()) refuseUnfinished(location, fs, root);
+      return ckpt;
     } catch (IOException e) {
       throw Errors.io(location, e);
     }
+  }
+
+  /**
+   * SAVEPOINT_UNFINISHED_CHECKPOINT when a folder with no committed batch carries an action's
+   * claim ({@link #unfinishedClaim}).
+   */
+  private static void refuseUnfinished(String location, FileSystem fs, Path root) {
+    Map<String, com.fasterxml.jackson.databind.JsonNode> claim = unfinishedClaim(fs, root);
+    if (claim != null) {
+      throw Errors.unfinishedCheckpoint(location, claim.get(CLAIM_FIELD).asText(),
+          claim.getOrDefault("writer", JSON.missingNode()).asText("an unknown process"));
+    }
+  }
+
+  /**
+   * The claim of the action that is (or was) writing the folder {@code root}, when it has no
+   * committed batch: its metadata file, or {@link #CLAIM_FILE} once the metadata is the real
+   * one; null when there is none or a batch is committed.
+   */
+  public static Map<String, com.fasterxml.jackson.databind.JsonNode> unfinishedClaim(
+      FileSystem fs, Path root) {
+    try {
+      Path commits = new Path(root, CheckpointLog.COMMITS);
+      if (fs.exists(commits) && !new CheckpointLog(fs, root, CheckpointLog.COMMITS).entries()
+          .isEmpty()) {
+        return null;
+      }
+      for (String file : List.of("metadata", CLAIM_FILE)) {
+        Map<String, com.fasterxml.jackson.databind.JsonNode> fields =
+            CheckpointFiles.jsonFields(fs, new Path(root, file));
+        if (fields.containsKey(CLAIM_FIELD)) return fields;
+      }
+    } catch (IOException | RuntimeException e) {
+      // not JSON, or unreadable: Spark's own checks say what is wrong
+    }
+    return null;
   }
 
   /**

@@ -438,12 +438,28 @@ public final class Errors {
   }
 
   /** The target of a take/restore holds the remains of an interrupted one (no commit). */
+  /**
+   * A folder an action of the tool (savepoint, restore, empty savepoint, upgrade) started to
+   * write and has not finished: its metadata file still holds the action's claim.
+   */
+  public static RuntimeException unfinishedCheckpoint(String path, String action, String writer) {
+    return analysis(
+        "SAVEPOINT_UNFINISHED_CHECKPOINT",
+        "'" + path + "' is not a checkpoint yet: " + action + " started writing it (" + writer
+            + ") and has not finished; no query can continue from it (Spark cannot read its"
+            + " metadata file). If that writer still runs, wait for it; if it has ended, run"
+            + " `spark-savepoint recover " + path + "` (add --force when it ran on another"
+            + " host) to remove what it wrote, then run it again.");
+  }
+
   public static RuntimeException targetInterrupted(String target, String what) {
     return analysis(
         "SAVEPOINT_TARGET_NOT_EMPTY",
         "Cannot " + what + " in '" + target + "': the target holds an interrupted savepoint or"
-            + " restore (a query id and no committed batch; no query can continue from it)."
-            + " Remove the folder and run again, or choose a new folder; nothing was written.");
+            + " restore (no committed batch; no query can continue from it). Run"
+            + " `spark-savepoint recover " + target + "` (it removes what the interrupted action"
+            + " wrote once that has ended) or remove the folder, and run again, or choose a new"
+            + " folder; nothing was written.");
   }
 
   // ---- savepoints: take, restore, list, dispose ----
