@@ -16,8 +16,8 @@ killed driver's would be. On a fresh copy of each, every follow-up runs:
 * the next edit: it applies on top of the old or the edited state;
 * ``recover``: the old state or the edited one.
 
-Cases: INSERT OVERWRITE (full images) and MERGE (row edits), on HDFS-backed and RocksDB state,
-RocksDB also with checkpoint format v2.
+Cases: INSERT OVERWRITE (full images), MERGE (row edits) and a restore, on HDFS-backed and
+RocksDB state, RocksDB also with checkpoint format v2.
 
 A savepoint restore writes a new folder; killed anywhere, the folder is either no checkpoint
 (its ``metadata`` file the restore's claim until just before the commit) or a whole one:
@@ -211,7 +211,7 @@ def test_every_crash_point_leaves_the_state_before_or_after(
         assert state(spark, "crashed") in (BEFORE, after), point
 
 
-@pytest.mark.parametrize("fmt", ["hdfs", "rocksdb-v2"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
 def test_every_crash_point_of_a_restore_leaves_no_checkpoint_or_a_whole_one(
     spark, tmp_path: Path, fmt: str
 ) -> None:
