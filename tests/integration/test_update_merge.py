@@ -100,18 +100,18 @@ ALICE, DAVE = {"user": "alice", "cnt": 4, "total": 25}, {"user": "dave", "cnt": 
 """The restart wave's output on the unedited state."""
 PARTITION_EDITS = {
     "merge_insert_star": (
-        ["MERGE INTO {t} AS t USING (SELECT 'dave' AS user, 10L AS count, 100L AS sum) AS s"
+        ["MERGE INTO {t} AS t USING (SELECT 'dave' AS user, 10L AS cnt, 100L AS total) AS s"
          " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *"],
         [ALICE, {"user": "dave", "cnt": 11, "total": 108}],
     ),
     "merge_update_star": (
-        ["MERGE INTO {t} AS t USING (SELECT 'alice' AS user, 100L AS count, 1000L AS sum) AS s"
+        ["MERGE INTO {t} AS t USING (SELECT 'alice' AS user, 100L AS cnt, 1000L AS total) AS s"
          " ON t.user = s.user WHEN MATCHED AND t.partition_id = pmod(hash(s.user), 4)"
          " THEN UPDATE SET *"],
         [{"user": "alice", "cnt": 102, "total": 1008}, DAVE],
     ),
     "undo_with_insert_select_star_as_of": (
-        ["UPDATE {t} SET count = 100, sum = 1000 WHERE user = 'alice'",
+        ["UPDATE {t} SET cnt = 100, total = 1000 WHERE user = 'alice'",
          "INSERT INTO {t} SELECT * FROM {t} VERSION AS OF {n}"],
         [ALICE, DAVE],
     ),
@@ -120,7 +120,7 @@ PARTITION_EDITS = {
         [{"user": "alice", "cnt": 2, "total": 8}, DAVE],  # alice starts over
     ),
     "insert_names_partition_id": (
-        ["INSERT INTO {t} (user, count, sum, partition_id) VALUES ('dave', 10, 100, 99)"],
+        ["INSERT INTO {t} (user, cnt, total, partition_id) VALUES ('dave', 10, 100, 99)"],
         [ALICE, {"user": "dave", "cnt": 11, "total": 108}],  # 99 is ignored: dave is placed
     ),
 }  # fmt: skip
