@@ -340,6 +340,11 @@ def _thriftserver(args: argparse.Namespace) -> int:
 
     hiveconf = _pairs(args.hiveconf, "--hiveconf")
     if args.password_file is not None:
+        if asks_credential(hiveconf):
+            raise BadArguments(
+                "--password-file and --hiveconf hive.server2.authentication="
+                f"{hiveconf['hive.server2.authentication']} each set how clients log in: give one."
+            )
         read_secret(args.password_file, "--password-file")
     credential = args.password_file is not None or asks_credential(hiveconf)
     check_bind(args.bind, credential=credential, insecure=args.insecure,

@@ -110,11 +110,11 @@ def server_conf(
 
 @dataclass
 class Token:
-    """The token clients need, and the owner-only file it is in."""
+    """The token clients need, the owner-only file it is in, and where it came from."""
 
     value: str
     file: Path
-    generated: bool
+    origin: str
 
 
 def token_path(port: int) -> Path:
@@ -130,12 +130,13 @@ def server_token(
     ``--conf spark.connect.authenticate.token``, else a new one; one not read from a file is
     written, owner-only, to :func:`token_path`, removed when the context ends."""
     if token_file is not None:
-        yield Token(read_secret(token_file, "--token-file"), token_file, generated=False)
+        yield Token(read_secret(token_file, "--token-file"), token_file, "--token-file")
         return
     given = (conf or {}).get(TOKEN_CONF) or os.environ.get(TOKEN_ENV)
     file = write_secret(token_path(port), given or new_token())
+    origin = "given, removed at stop" if given else "generated for this start, removed at stop"
     try:
-        yield Token(read_secret(file, "the token file"), file, generated=not given)
+        yield Token(read_secret(file, "the token file"), file, origin)
     finally:
         file.unlink(missing_ok=True)
 
@@ -226,8 +227,7 @@ def serve(
 
 def _announce(server: ConnectServer, token: Token, bind: str, allow_writes: bool) -> None:
     print(f"Spark Connect URL: {server.url}", flush=True)
-    kept = "generated for this start, removed at stop" if token.generated else "given"
-    print(f"  token in {token.file} (owner-only, {kept}); clients without it are refused")
+    print(f"  token in {token.file} (owner-only, {token.origin}); clients without it are refused")
     if not is_loopback(bind):
         print(f"  bound to {bind}: Spark Connect has no TLS, so pyspark sends the token to "
               "another host only over TLS: put a TLS proxy in front, or tunnel (ssh -L) and "

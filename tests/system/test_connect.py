@@ -150,6 +150,8 @@ def test_clients_need_the_token_and_a_default_server_refuses_writes(read_only: d
     assert server.line("Spark Connect URL: ") == f"sc://localhost:{server.port}/;token={token}"
     token_file = read_only["root"] / "home" / ".spark-savepoint" / f"connect-{server.port}.token"
     assert token_file.read_text() == token + "\n"
+    assert f"  token in {token_file} (owner-only, given, removed at stop); clients without it " \
+        "are refused" in server.lines  # fmt: skip
     assert oct(token_file.stat().st_mode & 0o777) == oct(0o600)
     assert any(line.strip() == "read-only; Ctrl-C or SIGTERM stops the server"
                for line in server.lines)  # fmt: skip

@@ -218,11 +218,12 @@ def test_the_connect_token_comes_from_the_file_the_environment_or_a_new_one(
     monkeypatch.delenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", raising=False)
     given = _secret(tmp_path / "token", "from-file\n")
     with server_token(15002, given) as token:
-        assert (token.value, token.file, token.generated) == ("from-file", given, False)
+        assert (token.value, token.file, token.origin) == ("from-file", given, "--token-file")
     assert given.exists(), "a given token file stays"
     written = tmp_path / "home" / ".spark-savepoint" / "connect-15002.token"
     with server_token(15002) as first, server_token(15003) as other:
-        assert first.generated and first.file == written and len(first.value) >= 40
+        assert first.file == written and len(first.value) >= 40
+        assert first.origin == "generated for this start, removed at stop"
         assert first.value != other.value
         assert oct(written.stat().st_mode & 0o777) == oct(0o600)
         assert oct(written.parent.stat().st_mode & 0o777) == oct(0o700)
@@ -230,7 +231,7 @@ def test_the_connect_token_comes_from_the_file_the_environment_or_a_new_one(
     assert not written.exists(), "a generated token file is removed at stop"
     monkeypatch.setenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", "from-env")
     with server_token(15002) as token:
-        assert (token.value, token.generated) == ("from-env", False)
+        assert (token.value, token.origin) == ("from-env", "given, removed at stop")
     with server_token(15002, conf={"spark.connect.authenticate.token": "from-conf"}) as token:
         assert token.value == "from-conf"
 
@@ -248,3 +249,14 @@ def test_thrift_password_settings() -> None:
         True, True, True, True, False, False]  # fmt: skip
     assert asks_credential({}) is False
     assert parse_password("\nbob:a:b\n") == ("bob", "a:b")
+
+
+def test_a_password_file_and_another_authentication_are_refused(capsys, tmp_path) -> None:
+    ckpt = _checkpoint(tmp_path / "ckpt")
+    secret = _secret(tmp_path / "pw", "s3cret\n")
+    argv = ["thriftserver", str(ckpt), "--password-file", str(secret),
+            "--hiveconf", "hive.server2.authentication=LDAP"]  # fmt: skip
+    assert _refusal(capsys, argv) == [
+        "spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS] --password-file and --hiveconf "
+        "hive.server2.authentication=LDAP each set how clients log in: give one."
+    ]
