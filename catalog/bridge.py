@@ -40,6 +40,8 @@ VALUE_NAMES_LISTENER_CLASS = "dev.sparksavepoint.sql.ValueNamesListener"
 READ_ONLY_GUARD_CLASS = "dev.sparksavepoint.sql.ReadOnlyGuard"
 LOCAL_FILE_SYSTEM_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFileSystem"
 LOCAL_FS_CLASS = "dev.sparksavepoint.localfs.ForklessLocalFs"
+PASSWORD_AUTHENTICATOR_CLASS = "dev.sparksavepoint.server.PasswordFileAuthenticator"
+PASSWORD_FILE_PROPERTY = "dev.sparksavepoint.passwordFile"
 LOGGER = "dev.sparksavepoint"
 EDITS_LOGGER = "dev.sparksavepoint.edits"
 CRASH_SNAPSHOTS_PROPERTY = "dev.sparksavepoint.crashSnapshots"
@@ -134,6 +136,8 @@ def jvm_class_names(spark: SparkSession) -> dict[str, str]:
         "READ_ONLY_GUARD_CLASS": str(entry.readOnlyGuardClass()),
         "LOCAL_FILE_SYSTEM_CLASS": str(entry.localFileSystemClass()),
         "LOCAL_FS_CLASS": str(entry.localFsClass()),
+        "PASSWORD_AUTHENTICATOR_CLASS": str(entry.passwordAuthenticatorClass()),
+        "PASSWORD_FILE_PROPERTY": str(entry.passwordFileProperty()),
     }
 
 
@@ -342,11 +346,24 @@ def start_connect_server(spark: SparkSession) -> Callable[[], None]:
     return lambda: service.stop(none, none)
 
 
-def jdbc_round_trip(spark: SparkSession, url: str) -> None:
-    """Open a JDBC connection to ``url`` from the driver and list its schemas."""
+def use_password_file(spark: SparkSession, path: str) -> None:
+    """Make the CUSTOM authentication of a HiveServer2 started in ``spark``'s driver check
+    logins against ``path`` with the jar's ``PasswordFileAuthenticator``. System properties:
+    HiveServer2 builds its CUSTOM provider per login from a new HiveConf, which reads only those
+    (and hive-site.xml)."""
+    system = _jvm(spark).java.lang.System
+    system.setProperty("hive.server2.custom.authentication.class", PASSWORD_AUTHENTICATOR_CLASS)
+    system.setProperty(PASSWORD_FILE_PROPERTY, path)
+
+
+def jdbc_round_trip(
+    spark: SparkSession, url: str, user: str = "", password: str | None = None
+) -> None:
+    """Open a JDBC connection to ``url`` (as ``user`` with ``password``, if given) from the
+    driver and list its schemas."""
     jvm = _jvm(spark)
     jvm.java.lang.Class.forName("org.apache.hive.jdbc.HiveDriver")
-    connection = jvm.java.sql.DriverManager.getConnection(url)
+    connection = jvm.java.sql.DriverManager.getConnection(url, user, password or "")
     try:
         connection.getMetaData().getSchemas().close()
     finally:

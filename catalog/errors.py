@@ -304,6 +304,18 @@ class PortInUse(SavepointError):
     error_class = "SAVEPOINT_PORT_IN_USE"
 
 
+class InsecureBind(SavepointError):
+    """A server asked to listen beyond loopback with no credential (and no ``--insecure``)."""
+
+    error_class = "SAVEPOINT_INSECURE_BIND"
+
+
+class CredentialFileError(SavepointError):
+    """A server's token or password file is missing, empty or readable by other users."""
+
+    error_class = "SAVEPOINT_CREDENTIAL_FILE"
+
+
 class ConnectUnsupported(SavepointError):
     """A function that needs the Spark driver's JVM, called with a Spark Connect session."""
 

@@ -5,7 +5,14 @@
     spark-savepoint sql <path> (-e SQL | -f FILE) --atomic [--dry-run]
     spark-savepoint conf <path> [--catalog NAME] [--format submit|defaults]
     spark-savepoint thriftserver <path>... [--port 10000] [--bind 127.0.0.1] [--allow-writes]
-    spark-savepoint connect <path>... [--port 15002] [--bind 127.0.0.1] [--read-only]
+                                 [--password-file FILE] [--insecure]
+    spark-savepoint connect <path>... [--port 15002] [--bind 127.0.0.1] [--allow-writes]
+                            [--token-file FILE]
+
+Both servers are read-only unless ``--allow-writes``. ``connect`` always asks clients for a
+token (generated, or from ``--token-file`` / ``SPARK_CONNECT_AUTHENTICATE_TOKEN``);
+``thriftserver`` for the password of ``--password-file`` (or LDAP, PAM, Kerberos through
+``--hiveconf``), and refuses to listen beyond loopback without one unless ``--insecure``.
 
 ``sql``, ``thriftserver`` and ``connect`` take ``--query [NAME=]MODULE:FUNCTION`` (repeatable)
 and ``--output-mode``: the query that writes a checkpoint (plain: the first checkpoint's;
@@ -36,6 +43,7 @@ from urllib.parse import urlparse
 from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.sql_ext.credentials import check_bind, read_secret
 from spark_savepoint.sql_ext.inspect_cli import add_inspect
 from spark_savepoint.sql_ext.queries import (
     QueryBuilder,
@@ -321,17 +329,34 @@ def _add_recover(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     recover.set_defaults(run=_recover)
 
 
-def _thriftserver(args: argparse.Namespace) -> int:
-    from spark_savepoint.sql_ext.thrift import serve
+THRIFT_CREDENTIAL = (
+    "Give one: --password-file FILE (a line user:password or a password, chmod 600), or "
+    "--hiveconf hive.server2.authentication=LDAP|KERBEROS with its settings"
+)
 
+
+def _thriftserver(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.thrift import asks_credential, serve
+
+    hiveconf = _pairs(args.hiveconf, "--hiveconf")
+    if args.password_file is not None:
+        if asks_credential(hiveconf):
+            raise BadArguments(
+                "--password-file and --hiveconf hive.server2.authentication="
+                f"{hiveconf['hive.server2.authentication']} each set how clients log in: give one."
+            )
+        read_secret(args.password_file, "--password-file")
+    credential = args.password_file is not None or asks_credential(hiveconf)
+    check_bind(args.bind, credential=credential, insecure=args.insecure,
+               server="The Thrift server", how=THRIFT_CREDENTIAL)  # fmt: skip
     check_local(args.paths, args.catalog)
     catalogs = _parse_catalogs(args.paths, args.catalog)
     conf = _pairs(args.conf, "--conf")
     names = _query_names(args, catalogs, load_queries(args.query, catalogs))
     return serve(
         catalogs, port=args.port, bind=args.bind, allow_writes=args.allow_writes,
-        master=args.master, conf={**names, **conf},
-        hiveconf=_pairs(args.hiveconf, "--hiveconf"), verbose=args.verbose,
+        password_file=args.password_file, master=args.master, conf={**names, **conf},
+        hiveconf=hiveconf, verbose=args.verbose,
     )  # fmt: skip
 
 
@@ -356,6 +381,15 @@ def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.Argument
         action="store_true",
         help="let JDBC clients write and run DDL (default: read-only)",
     )
+    thrift.add_argument(
+        "--password-file", type=Path, metavar="FILE",
+        help="clients log in with this file's password: a line user:password, or a password "
+        "for any user name; only its owner may read it (chmod 600)",
+    )  # fmt: skip
+    thrift.add_argument(
+        "--insecure", action="store_true",
+        help="allow --bind beyond loopback with no credential (a throwaway sandbox only)",
+    )  # fmt: skip
     thrift.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     thrift.add_argument(
         "--conf",
@@ -369,7 +403,7 @@ def _add_thriftserver(sub: argparse._SubParsersAction, common: argparse.Argument
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP",
+        help="HiveServer2 setting, e.g. hive.server2.authentication=LDAP (repeatable)",
     )
     add_query_options(thrift)
     thrift.set_defaults(run=_thriftserver)
@@ -382,9 +416,15 @@ def _connect(args: argparse.Namespace) -> int:
     catalogs = _parse_catalogs(args.paths, args.catalog)
     conf = _pairs(args.conf, "--conf")
     names = _query_names(args, catalogs, load_queries(args.query, catalogs))
+    if args.token_file is not None:
+        read_secret(args.token_file, "--token-file")
+    if args.read_only:
+        print("spark-savepoint: --read-only is the default now and will be removed; "
+              "--allow-writes lets clients write", file=sys.stderr)  # fmt: skip
     return serve(
-        catalogs, port=args.port, bind=args.bind, read_only=args.read_only,
-        master=args.master, conf={**names, **conf}, verbose=args.verbose,
+        catalogs, port=args.port, bind=args.bind, allow_writes=args.allow_writes,
+        token_file=args.token_file, master=args.master, conf={**names, **conf},
+        verbose=args.verbose,
     )  # fmt: skip
 
 
@@ -398,10 +438,19 @@ def _add_connect(sub: argparse._SubParsersAction, common: argparse.ArgumentParse
     connect.add_argument("--catalog", default=DEFAULT_CATALOG, help="catalog name (%(default)s)")
     connect.add_argument("--port", type=int, default=15002, help="port (%(default)s)")
     connect.add_argument("--bind", default="127.0.0.1", help="address to listen on (%(default)s)")
+    writes = connect.add_mutually_exclusive_group()
+    writes.add_argument(
+        "--allow-writes", action="store_true",
+        help="let clients write (INSERT/UPDATE/DELETE/MERGE, CALL) and run DDL (default: "
+        "read-only)",
+    )  # fmt: skip
+    writes.add_argument("--read-only", action="store_true",
+                        help="deprecated: read-only is the default")  # fmt: skip
     connect.add_argument(
-        "--read-only", action="store_true",
-        help="refuse writes, CALL and DDL from clients (default: clients write, as a local "
-        "session does)",
+        "--token-file", type=Path, metavar="FILE",
+        help="the token clients must send, from this owner-only file (default: "
+        "$SPARK_CONNECT_AUTHENTICATE_TOKEN, else a new one per start, written to "
+        "~/.spark-savepoint/connect-PORT.token)",
     )  # fmt: skip
     connect.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     connect.add_argument(

@@ -4,29 +4,51 @@
 settings (the jar, the SQL extensions and their table functions ``savepoint_metadata``,
 ``savepoint_state``, ``savepoint_list``) and each checkpoint attached as catalog ``NAME``
 (``savepoint`` for the first plain path), then starts Spark's Connect service (gRPC) in that
-driver. Clients connect with ``SparkSession.builder.remote("sc://127.0.0.1:15002")`` and use
-the catalogs as a local session does: reads, ``VERSION AS OF``, INSERT/DELETE/UPDATE/MERGE and
-``df.writeTo(...)``, ``spark_savepoint.attach(spark, path, name)`` for more checkpoints.
+driver. Clients connect with the URL it prints,
+``SparkSession.builder.remote("sc://localhost:15002/;token=...")``, and use the catalogs as a
+local session does: reads, ``VERSION AS OF``, ``spark_savepoint.attach(spark, path, name)`` for
+more checkpoints and, with ``allow_writes``, INSERT/DELETE/UPDATE/MERGE and ``df.writeTo(...)``.
 
-Writes are allowed, as in a local session or ``spark-savepoint sql`` (a Connect client is a
-program that edits state); ``read_only`` refuses them with the Thrift server's guard. Each client
-session has its own settings: what one client attaches, the others do not see.
+Clients need a token, always: Spark's own pre-shared token authentication
+(``spark.connect.authenticate.token``) refuses a gRPC call without ``Authorization: Bearer
+<token>``. The token comes from ``--token-file``, the environment variable Spark reads
+(``SPARK_CONNECT_AUTHENTICATE_TOKEN``) or ``--conf spark.connect.authenticate.token=...``, or is
+generated for this start and written, owner-only, to ``~/.spark-savepoint/connect-<port>.token``
+(removed at stop). The URL says ``localhost``: pyspark sends a token only over TLS, except to
+the host ``localhost`` (gRPC local credentials); Spark's Connect server has no TLS settings.
 
->>> conf = server_conf({"savepoint": "/ckpt"}, port=15002, bind="127.0.0.1")
+Read-only by default (the ``ReadOnlyGuard`` extension, as on the Thrift server): no writes, no
+CALL, no DDL. A token holder can still run Python code on the server (UDFs), so read-only
+guards against mistakes, not against the token holder. Each client session has its own
+settings: what one client attaches, the others do not see.
+
+>>> conf = server_conf({"savepoint": "/ckpt"}, port=15002, bind="127.0.0.1", token="t")
 >>> conf["spark.sql.catalog.savepoint.path"], conf["spark.connect.grpc.binding.port"]
 ('/ckpt', '15002')
->>> connect_url("127.0.0.1", 15002)
-'sc://127.0.0.1:15002'
+>>> conf["spark.connect.authenticate.token"], conf["spark.savepoint.readOnly"]
+('t', 'true')
+>>> connect_url("127.0.0.1", 15002, "t")
+'sc://localhost:15002/;token=t'
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext.credentials import (
+    is_loopback,
+    new_token,
+    read_secret,
+    secrets_dir,
+    write_secret,
+)
 from spark_savepoint.sql_ext.quiet import scratch, spark_settings
 from spark_savepoint.sql_ext.servers import (
     accepts_connections,
@@ -46,30 +68,77 @@ DEFAULT_PORT = 15002
 READY_SECONDS = 60.0
 """How long the service may take to accept connections once started."""
 
+TOKEN_CONF = "spark.connect.authenticate.token"
+"""Spark's setting for the pre-shared token clients must send (Spark 4.0+)."""
 
-def connect_url(bind: str, port: int) -> str:
-    """The URL a client passes to ``SparkSession.builder.remote``."""
-    host = "127.0.0.1" if bind in ("", "0.0.0.0") else bind
-    return f"sc://{host}:{port}"
+TOKEN_ENV = "SPARK_CONNECT_AUTHENTICATE_TOKEN"
+"""The environment variable Spark's server and pyspark's client read the token from."""
+
+
+def connect_url(bind: str, port: int, token: str) -> str:
+    """The URL a client passes to ``SparkSession.builder.remote``: ``localhost`` for a loopback
+    or wildcard bind (pyspark sends a token without TLS only to ``localhost``)."""
+    host = "localhost" if bind in ("", "0.0.0.0", "::") or is_loopback(bind) else bind
+    return f"sc://{host}:{port}/;token={token}"
 
 
 def server_conf(
-    catalogs: Mapping[str, str], *, port: int, bind: str, read_only: bool = False
+    catalogs: Mapping[str, str],
+    *,
+    port: int,
+    bind: str,
+    token: str,
+    allow_writes: bool = False,
 ) -> dict[str, str]:
-    """Spark settings (fixed at start) for a Connect server over ``catalogs`` ({name: path})."""
+    """Spark settings (fixed at start) for a Connect server over ``catalogs`` ({name: path})
+    that lets in clients with ``token``; read-only unless ``allow_writes``."""
     conf = spark_conf()
     for name, path in catalogs.items():
         conf.update(catalog_conf(path, name))
     conf.update({
         "spark.connect.grpc.binding.address": bind,
         "spark.connect.grpc.binding.port": str(port),
+        TOKEN_CONF: token,
         # clients' Python UDFs and UDTFs run in workers of this interpreter (it has pyspark)
         "spark.pyspark.python": sys.executable,
+        "spark.savepoint.readOnly": str(not allow_writes).lower(),
     })  # fmt: skip
-    if read_only:
+    if not allow_writes:
         conf["spark.sql.extensions"] += f",{bridge.READ_ONLY_GUARD_CLASS}"
-        conf["spark.savepoint.readOnly"] = "true"
     return conf
+
+
+@dataclass
+class Token:
+    """The token clients need, the owner-only file it is in, and where it came from."""
+
+    value: str
+    file: Path
+    origin: str
+
+
+def token_path(port: int) -> Path:
+    """Where a generated token goes: ``~/.spark-savepoint/connect-<port>.token``."""
+    return secrets_dir() / f"connect-{port}.token"
+
+
+@contextmanager
+def server_token(
+    port: int, token_file: Path | None = None, conf: Mapping[str, str] | None = None
+) -> Iterator[Token]:
+    """The token of ``--token-file`` (owner-only), of ``SPARK_CONNECT_AUTHENTICATE_TOKEN`` or
+    ``--conf spark.connect.authenticate.token``, else a new one; one not read from a file is
+    written, owner-only, to :func:`token_path`, removed when the context ends."""
+    if token_file is not None:
+        yield Token(read_secret(token_file, "--token-file"), token_file, "--token-file")
+        return
+    given = (conf or {}).get(TOKEN_CONF) or os.environ.get(TOKEN_ENV)
+    file = write_secret(token_path(port), given or new_token())
+    origin = "given, removed at stop" if given else "generated for this start, removed at stop"
+    try:
+        yield Token(read_secret(file, "the token file"), file, origin)
+    finally:
+        file.unlink(missing_ok=True)
 
 
 @dataclass
@@ -83,7 +152,7 @@ class ConnectServer:
 
 
 def start(
-    spark: SparkSession, catalogs: Mapping[str, str], *, port: int, bind: str
+    spark: SparkSession, catalogs: Mapping[str, str], *, port: int, bind: str, token: str
 ) -> ConnectServer:
     """Start the Connect service in ``spark``'s driver (a session built with
     :func:`server_conf`), once each catalog's checkpoint opens; returns when it accepts
@@ -95,7 +164,7 @@ def start(
     if not accepts_connections(bind, port, READY_SECONDS):
         quietly(stop)
         raise RuntimeError(f"Spark Connect did not accept connections on {bind}:{port}")
-    return ConnectServer(spark, dict(catalogs), connect_url(bind, port), stop)
+    return ConnectServer(spark, dict(catalogs), connect_url(bind, port, token), stop)
 
 
 def create_session(
@@ -103,7 +172,8 @@ def create_session(
     *,
     port: int,
     bind: str,
-    read_only: bool = False,
+    token: str,
+    allow_writes: bool = False,
     master: str = "local[*]",
     conf: Mapping[str, str] | None = None,
 ) -> SparkSession:
@@ -113,7 +183,7 @@ def create_session(
     builder = SparkSession.builder.appName("spark-savepoint-connect").master(master)
     settings = {
         "spark.ui.enabled": "false",
-        **server_conf(catalogs, port=port, bind=bind, read_only=read_only),
+        **server_conf(catalogs, port=port, bind=bind, token=token, allow_writes=allow_writes),
         **(conf or {}),
     }
     for key, value in settings.items():
@@ -126,23 +196,27 @@ def serve(
     *,
     port: int = DEFAULT_PORT,
     bind: str = "127.0.0.1",
-    read_only: bool = False,
+    allow_writes: bool = False,
+    token_file: Path | None = None,
     master: str = "local[*]",
     conf: Mapping[str, str] | None = None,
     verbose: bool = False,
 ) -> int:
-    """Run a server until SIGINT/SIGTERM; prints the ``sc://`` URL once it accepts
-    connections. Spark logs only errors unless ``verbose``; its files go to a removed folder."""
+    """Run a server until SIGINT/SIGTERM; prints the ``sc://`` URL (with its token) once it
+    accepts connections. Spark logs only errors unless ``verbose``; its files go to a removed
+    folder."""
     check_port(bind, port, "the Connect server")
     stop = stop_on_signals()
-    with scratch("spark-savepoint-connect-") as folder:
+    with server_token(port, token_file, conf) as token, \
+            scratch("spark-savepoint-connect-") as folder:  # fmt: skip
         settings = {**spark_settings(folder, verbose=verbose), **(conf or {})}
-        spark = create_session(catalogs, port=port, bind=bind, read_only=read_only,
-                               master=master, conf=settings)  # fmt: skip
+        spark = create_session(catalogs, port=port, bind=bind, token=token.value,
+                               allow_writes=allow_writes, master=master,
+                               conf=settings)  # fmt: skip
         stop_on_signals(stop)  # again: the SparkContext replaced the SIGINT handler
         try:
-            server = start(spark, catalogs, port=port, bind=bind)
-            _announce(server, read_only)
+            server = start(spark, catalogs, port=port, bind=bind, token=token.value)
+            _announce(server, token, bind, allow_writes)
             wait_until_stopped(stop)
             print("spark-savepoint: stopping the Connect server", flush=True)
             quietly(server.stop)
@@ -151,9 +225,14 @@ def serve(
     return 0
 
 
-def _announce(server: ConnectServer, read_only: bool) -> None:
+def _announce(server: ConnectServer, token: Token, bind: str, allow_writes: bool) -> None:
     print(f"Spark Connect URL: {server.url}", flush=True)
+    print(f"  token in {token.file} (owner-only, {token.origin}); clients without it are refused")
+    if not is_loopback(bind):
+        print(f"  bound to {bind}: Spark Connect has no TLS, so pyspark sends the token to "
+              "another host only over TLS: put a TLS proxy in front, or tunnel (ssh -L) and "
+              "use localhost")  # fmt: skip
     for name, path in server.catalogs.items():
         print(f"  catalog {name}: {path} (SELECT * FROM {name}.metadata)")
-    mode = "read-only (--read-only)" if read_only else "writes allowed"
+    mode = "writes ALLOWED (--allow-writes)" if allow_writes else "read-only"
     print(f"  {mode}; Ctrl-C or SIGTERM stops the server", flush=True)

@@ -60,6 +60,11 @@ logger.v2write.level = fatal
 # the Thrift server logs each failed statement with its trace; the client receives the error
 logger.thriftstatement.name = org.apache.spark.sql.hive.thriftserver.SparkExecuteStatementOperation
 logger.thriftstatement.level = fatal
+# a refused login: the password check logs one warning line; Thrift's SASL layer adds two traces
+logger.thriftsasl.name = org.apache.thrift.transport.TSaslTransport
+logger.thriftsasl.level = fatal
+logger.thriftpool.name = org.apache.thrift.server.TThreadPoolServer
+logger.thriftpool.level = fatal
 """
 
 

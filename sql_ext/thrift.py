@@ -12,10 +12,17 @@ catalogs. Read-only by default: the
 ``ReadOnlyGuard`` extension refuses writes and DDL from clients; the view refresher uses its own
 exempt session.
 
+Who gets in: with ``password_file`` (``user:password`` or a bare password, owner-only),
+HiveServer2's CUSTOM authentication with the jar's ``PasswordFileAuthenticator``; LDAP, PAM or
+Kerberos through ``--hiveconf hive.server2.authentication=...``; without any, NONE (anyone who
+reaches the port), which the command line allows on loopback only.
+
 >>> sorted(server_conf({"savepoint": "/ckpt"}, state_dir="/s"))[:2]
 ['spark.driver.extraClassPath', 'spark.driver.extraJavaOptions']
 >>> jdbc_url("127.0.0.1", 10000)
 'jdbc:hive2://127.0.0.1:10000/default'
+>>> auth_conf(Path("/p"))["hive.server2.authentication"], auth_conf(None)
+('CUSTOM', {})
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.bridge import from_java
+from spark_savepoint.sql_ext.credentials import parse_password
 from spark_savepoint.sql_ext.quiet import log_options
 from spark_savepoint.sql_ext.servers import check_port, quietly, stop_on_signals, wait_until_stopped
 from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
@@ -64,6 +72,24 @@ def server_conf(
         "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
     })  # fmt: skip
     return conf
+
+
+AUTHENTICATION = "hive.server2.authentication"
+CUSTOM_CLASS = "hive.server2.custom.authentication.class"
+CREDENTIAL_AUTHENTICATIONS = ("CUSTOM", "LDAP", "PAM", "KERBEROS")
+"""Values of hive.server2.authentication that ask clients for a credential (not NONE, NOSASL)."""
+
+
+def auth_conf(password_file: Path | None) -> dict[str, str]:
+    """HiveServer2 settings that check logins against ``password_file`` (none without one)."""
+    if password_file is None:
+        return {}
+    return {AUTHENTICATION: "CUSTOM", CUSTOM_CLASS: bridge.PASSWORD_AUTHENTICATOR_CLASS}
+
+
+def asks_credential(hiveconf: Mapping[str, str]) -> bool:
+    """Whether HiveServer2 settings make clients log in (CUSTOM, LDAP, PAM, KERBEROS)."""
+    return hiveconf.get(AUTHENTICATION, "NONE").upper() in CREDENTIAL_AUTHENTICATIONS
 
 
 def hive_conf(*, port: int, bind: str, state_dir: str) -> dict[str, str]:
@@ -127,10 +153,12 @@ def start(
     bind: str = "127.0.0.1",
     state_dir: str,
     hiveconf: Mapping[str, str] | None = None,
+    password_file: Path | None = None,
     refresh_seconds: float = REFRESH_SECONDS,
 ) -> ThriftServer:
     """Create the views, then start a Thrift server on ``spark`` (a session built with
-    :func:`server_conf`) and the view refresher."""
+    :func:`server_conf`) and the view refresher; with ``password_file``, clients log in with
+    its password (see :func:`auth_conf`)."""
     admin = spark.newSession()
     bridge.exempt_from_read_only(admin)
     handle = ThriftServer(spark, admin, None, dict(catalogs), "", {}, refresh_seconds)
@@ -138,23 +166,27 @@ def start(
         handle.sync()
     except Exception as error:
         raise from_java(error) from None
-    settings = {**hive_conf(port=port, bind=bind, state_dir=state_dir), **(hiveconf or {})}
+    settings = {**hive_conf(port=port, bind=bind, state_dir=state_dir),
+                **auth_conf(password_file), **(hiveconf or {})}  # fmt: skip
     for folder in ("hive.exec.local.scratchdir", "hive.server2.logging.operation.log.location"):
         Path(settings[folder]).mkdir(parents=True, exist_ok=True)  # Hive logs an error per session
     for key, value in settings.items():
         spark.conf.set(key, value)
+    if password_file is not None:
+        bridge.use_password_file(spark, str(password_file.resolve()))
     handle.stop_server = bridge.start_thrift_server(spark)
     handle.url = jdbc_url(bind, port)
-    _warm_up(spark, handle.url)
+    login = parse_password(password_file.read_text()) if password_file else (None, None)
+    _warm_up(spark, handle.url, login[0] or "spark-savepoint", login[1])
     handle.start_refresher()
     return handle
 
 
-def _warm_up(spark: SparkSession, url: str) -> None:
+def _warm_up(spark: SparkSession, url: str, user: str, password: str | None) -> None:
     """One JDBC connection from inside the server's JVM: checks the server accepts connections
     and pays the one-off metastore set-up of the first metadata call (seconds) before clients."""
     try:
-        bridge.jdbc_round_trip(spark, url)
+        bridge.jdbc_round_trip(spark, url, user, password)
     except Exception as error:  # e.g. authentication configured with --hiveconf
         log.warning("JDBC warm-up skipped: %s", str(error).splitlines()[0])
 
@@ -187,6 +219,7 @@ def serve(
     port: int = 10000,
     bind: str = "127.0.0.1",
     allow_writes: bool = False,
+    password_file: Path | None = None,
     master: str = "local[*]",
     conf: Mapping[str, str] | None = None,
     hiveconf: Mapping[str, str] | None = None,
@@ -209,8 +242,9 @@ def serve(
     stop_on_signals(stop)  # again: the SparkContext replaced the SIGINT handler
     try:
         server = start(spark, catalogs, port=port, bind=bind, state_dir=state_dir,
-                       hiveconf=hiveconf, refresh_seconds=refresh_seconds)  # fmt: skip
-        _announce(server, allow_writes)
+                       hiveconf=hiveconf, password_file=password_file,
+                       refresh_seconds=refresh_seconds)  # fmt: skip
+        _announce(server, allow_writes, password_file, hiveconf or {})
         wait_until_stopped(stop)
         print("spark-savepoint: stopping the Thrift server", flush=True)
         quietly(server.stop)
@@ -220,8 +254,21 @@ def serve(
     return 0
 
 
-def _announce(server: ThriftServer, allow_writes: bool) -> None:
+def _announce(
+    server: ThriftServer,
+    allow_writes: bool,
+    password_file: Path | None,
+    hiveconf: Mapping[str, str],
+) -> None:
     print(f"JDBC URL: {server.url}", flush=True)
+    if password_file is not None:
+        user = parse_password(password_file.read_text())[0]
+        who = f"user {user}" if user else "any user name"
+        print(f"  login: {who} and the password in {password_file} (beeline -n USER -p ...)")
+    elif asks_credential(hiveconf):
+        print(f"  login: {AUTHENTICATION}={hiveconf[AUTHENTICATION]}")
+    else:
+        print("  login: none (hive.server2.authentication=NONE): anyone who reaches the port")
     for name, path in server.catalogs.items():
         print(f"  catalog {name}: {path} (SELECT * FROM {name}.metadata)")
         views = server.views.get(name, [])

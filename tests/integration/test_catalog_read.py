@@ -133,7 +133,8 @@ def test_configured_class_names_match_the_jar(spark) -> None:
         name: getattr(bridge, name)
         for name in ("CATALOG_CLASS", "EXTENSIONS_CLASS", "QUERY_LISTENER_CLASS",
                      "VALUE_NAMES_LISTENER_CLASS", "READ_ONLY_GUARD_CLASS",
-                     "LOCAL_FILE_SYSTEM_CLASS", "LOCAL_FS_CLASS")
+                     "LOCAL_FILE_SYSTEM_CLASS", "LOCAL_FS_CLASS", "PASSWORD_AUTHENTICATOR_CLASS",
+                     "PASSWORD_FILE_PROPERTY")
     }  # fmt: skip
 
 

@@ -1,5 +1,6 @@
 """A ``spark-savepoint`` server command (``connect``, ``thriftserver``) run as a subprocess on a
-free loopback port, ready once it printed its Ctrl-C line, stopped with SIGTERM."""
+free loopback port, ready once it printed its Ctrl-C line, stopped with SIGTERM (``env``: extra
+environment variables, e.g. ``HOME`` for where ``connect`` writes its token)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,12 @@ def free_port() -> int:
 class ServerProcess:
     """``spark-savepoint <args> --port <free port>``, its stdout lines, stderr in ``log``."""
 
-    def __init__(self, args: list[str], log: Path, timeout: float = 600) -> None:
+    def __init__(
+        self, args: list[str], log: Path, timeout: float = 600, env: dict[str, str] | None = None
+    ) -> None:
         self.port = free_port()
         self.log = log
-        env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
+        env = {**os.environ, "PYSPARK_PYTHON": sys.executable, **(env or {})}
         command = [sys.executable, "-m", "spark_savepoint", *args, "--port", str(self.port)]
         self.process = subprocess.Popen(command, cwd=log.parent, env=env, stdout=subprocess.PIPE,
                                         stderr=log.open("w"), text=True)  # fmt: skip

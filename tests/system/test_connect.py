@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,26 +31,23 @@ def served(checkpoints, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
     agg = checkpoints[("agg", "hdfs")].copy(root / "agg")
     dedup = checkpoints[("dedup", "rocksdb")].copy(root / "dedup")
     python = client_python()  # created once, cached (about 30 s the first time)
-    server = ServerProcess(["connect", str(agg.checkpoint), "--master", "local[1]",
-                            "--conf", "spark.sql.shuffle.partitions=4"],
-                           root / "server.log")  # fmt: skip
-    yield {"server": server, "agg": agg, "dedup": dedup, "root": root, "python": python}
+    home = root / "home"  # where the server writes the token it generates
+    server = ServerProcess(["connect", str(agg.checkpoint), "--allow-writes",
+                            "--master", "local[1]", "--conf", "spark.sql.shuffle.partitions=4"],
+                           root / "server.log", env={"HOME": str(home)})  # fmt: skip
+    yield {"server": server, "agg": agg, "dedup": dedup, "root": root, "python": python,
+           "home": home}  # fmt: skip
     server.stop()
 
 
-def _run_client(served: dict) -> dict:
-    root: Path = served["root"]
-    args = {
-        "url": served["server"].line("Spark Connect URL: "),
-        "agg": str(served["agg"].checkpoint),
-        "dedup": str(served["dedup"].checkpoint),
-        "savepoints": str(root / "savepoints"),
-        "missing": str(root / "nowhere"),
-    }
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARK_HOME")}
-    script = REPO_ROOT / "tests" / "support" / "connect_client.py"
-    result = subprocess.run([str(served["python"]), str(script), json.dumps(args)], cwd=root,
-                            env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+def _run_client(python: Path, script: str, args: dict, cwd: Path) -> dict:
+    """Run a client program of tests/support in the pyspark-client virtualenv, with no token
+    in its environment (pyspark would read SPARK_CONNECT_AUTHENTICATE_TOKEN)."""
+    hidden = ("PYTHONPATH", "SPARK_HOME", "SPARK_CONNECT_AUTHENTICATE_TOKEN", "SPARK_REMOTE")
+    env = {k: v for k, v in os.environ.items() if k not in hidden}
+    path = REPO_ROOT / "tests" / "support" / script
+    result = subprocess.run([str(python), str(path), json.dumps(args)], cwd=cwd, env=env,
+                            capture_output=True, text=True, timeout=600)  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout.splitlines()[-1])
 
@@ -57,9 +55,19 @@ def _run_client(served: dict) -> dict:
 @pytest.mark.slow
 def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark) -> None:
     server: ServerProcess = served["server"]
-    assert server.line("Spark Connect URL: ") == f"sc://127.0.0.1:{server.port}"
-    assert any(line.strip().startswith("writes allowed") for line in server.lines)
-    out = _run_client(served)
+    url = server.line("Spark Connect URL: ")
+    token_file = served["home"] / ".spark-savepoint" / f"connect-{server.port}.token"
+    token = token_file.read_text().strip()
+    assert url == f"sc://localhost:{server.port}/;token={token}" and len(token) >= 40
+    assert oct(token_file.stat().st_mode & 0o777) == oct(0o600)
+    assert f"  token in {token_file} (owner-only, generated for this start, removed at stop); " \
+        "clients without it are refused" in server.lines  # fmt: skip
+    assert any(line.strip().startswith("writes ALLOWED") for line in server.lines)
+    root: Path = served["root"]
+    args = {"url": url, "agg": str(served["agg"].checkpoint),
+            "dedup": str(served["dedup"].checkpoint), "savepoints": str(root / "savepoints"),
+            "missing": str(root / "nowhere")}  # fmt: skip
+    out = _run_client(served["python"], "connect_client.py", args, root)
 
     assert (out["pyspark"], out["session"]) == (CLIENT_VERSION, "pyspark.sql.connect.session")
     assert out["jvm_modules"] == []  # spark_savepoint imported without py4j
@@ -94,6 +102,7 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     # the decisive check: the real query restarted on the edited checkpoint
     assert server.stop() == 0, server.log.read_text()[-3000:]
     assert "spark-savepoint: stopping the Connect server" in server.lines
+    assert not token_file.exists(), "a generated token lasts one start"
     query: StreamingQuery = served["agg"]
     query.add_input([*restart_rows("agg"), BOB_AGAIN])
     assert query.run(spark) == [
@@ -116,4 +125,67 @@ def test_connect_port_in_use_is_one_line(capsys, tmp_path: Path) -> None:
         f"spark-savepoint: [SAVEPOINT_PORT_IN_USE] Port {port} on 127.0.0.1 is already in use by "
         f"another process: stop it, or start the Connect server on a free port with --port "
         f"(e.g. --port {port + 1})."
+    ]
+
+
+@pytest.fixture(scope="module")
+def read_only(checkpoints, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """A default (read-only) Connect server, started with the deprecated ``--read-only`` and a
+    token from the environment variable Spark reads."""
+    root = tmp_path_factory.mktemp("connect-read-only")
+    agg = checkpoints[("agg", "hdfs")].copy(root / "agg")
+    token = "token-from-the-environment-0123456789"
+    server = ServerProcess(["connect", str(agg.checkpoint), "--read-only", "--master", "local[1]",
+                            "--conf", "spark.sql.shuffle.partitions=4"], root / "server.log",
+                           env={"HOME": str(root / "home"),
+                                "SPARK_CONNECT_AUTHENTICATE_TOKEN": token})  # fmt: skip
+    yield {"server": server, "root": root, "token": token, "python": client_python()}
+    server.stop()
+
+
+@pytest.mark.slow
+def test_clients_need_the_token_and_a_default_server_refuses_writes(read_only: dict) -> None:
+    server: ServerProcess = read_only["server"]
+    token = read_only["token"]
+    assert server.line("Spark Connect URL: ") == f"sc://localhost:{server.port}/;token={token}"
+    token_file = read_only["root"] / "home" / ".spark-savepoint" / f"connect-{server.port}.token"
+    assert token_file.read_text() == token + "\n"
+    assert f"  token in {token_file} (owner-only, given, removed at stop); clients without it " \
+        "are refused" in server.lines  # fmt: skip
+    assert oct(token_file.stat().st_mode & 0o777) == oct(0o600)
+    assert any(line.strip() == "read-only; Ctrl-C or SIGTERM stops the server"
+               for line in server.lines)  # fmt: skip
+    assert server.log.read_text().splitlines()[0] == (
+        "spark-savepoint: --read-only is the default now and will be removed; --allow-writes "
+        "lets clients write"
+    )
+    out = _run_client(read_only["python"], "connect_auth_client.py",
+                      {"port": server.port, "token": token}, read_only["root"])  # fmt: skip
+
+    # Spark's own authentication refuses the call (gRPC UNAUTHENTICATED)
+    assert out["no_token"]["type"] == "SparkConnectGrpcException", out["no_token"]
+    assert "No authentication token provided" in out["no_token"]["text"], out["no_token"]
+    assert out["wrong_token"]["type"] == "SparkConnectGrpcException", out["wrong_token"]
+    assert "Invalid authentication token" in out["wrong_token"]["text"], out["wrong_token"]
+    assert out["read"] == {"ok": ["alice", "bob", "carol"]}
+    for write in ("insert", "append"):
+        assert out[write]["class"] == "SAVEPOINT_READ_ONLY", out[write]
+        assert "--allow-writes" in out[write]["text"], out[write]
+    assert out["after"] == out["read"]
+
+
+def test_connect_token_file_others_can_read_is_one_line(tmp_path: Path) -> None:
+    """Refused before Spark starts: one line on stderr, nothing on stdout."""
+    for log in ("offsets", "commits"):
+        (tmp_path / log).mkdir()
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    token.chmod(0o644)
+    result = subprocess.run([sys.executable, "-m", "spark_savepoint", "connect", str(tmp_path),
+                             "--token-file", str(token)], capture_output=True, text=True,
+                            timeout=60)  # fmt: skip
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == [
+        f"spark-savepoint: [SAVEPOINT_CREDENTIAL_FILE] --token-file {token} can be read by other "
+        f"users (mode 0644): only its owner may: chmod 600 {token}."
     ]

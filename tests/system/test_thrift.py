@@ -21,6 +21,8 @@ from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 WINDOW_COLUMNS = ["window_start", "window_end", "user", "count", "partition_id"]
+USER, PASSWORD = "analyst", "pa:ss-0123456789"
+"""The login of the module's main server (its --password-file holds USER:PASSWORD)."""
 
 
 # ---- a real server in a subprocess ----
@@ -34,6 +36,8 @@ def _free_port() -> int:
 
 class Server:
     """A ``spark-savepoint thriftserver`` subprocess and its JDBC URL."""
+
+    password_file: Path | None = None
 
     def __init__(self, args: list[str], log: Path) -> None:
         self.port = _free_port()
@@ -74,20 +78,32 @@ def live(spark, tmp_path_factory: pytest.TempPathFactory) -> StreamingQuery:
 
 @pytest.fixture(scope="module")
 def server(checkpoints, live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A read-only server whose clients log in with USER and PASSWORD (``--password-file``)."""
     window = checkpoints[("window_agg", "hdfs")].checkpoint
     join = checkpoints[("join", "hdfs")].checkpoint
-    log = tmp_path_factory.mktemp("thrift") / "server.log"
-    server = Server([f"savepoint={window}", f"join={join}", f"live={live.checkpoint}"], log)
+    folder = tmp_path_factory.mktemp("thrift")
+    password_file = folder / "password"
+    password_file.write_text(f"{USER}:{PASSWORD}\n")
+    password_file.chmod(0o600)
+    server = Server([f"savepoint={window}", f"join={join}", f"live={live.checkpoint}",
+                     "--password-file", str(password_file)], folder / "server.log")  # fmt: skip
+    server.password_file = password_file
     yield server
-    assert server.stop() == 0, log.read_text()[-3000:]
+    assert server.stop() == 0, server.log.read_text()[-3000:]
     assert any("stopping the Thrift server" in line for line in server.lines)
+
+
+def login(server: Server, **options: str):
+    """A PyHive connection that logs in with the main server's password."""
+    from pyhive import hive
+
+    return hive.connect(host="127.0.0.1", port=server.port, username=USER, password=PASSWORD,
+                        auth="CUSTOM", **options)  # fmt: skip
 
 
 @pytest.fixture()
 def cursor(server: Server) -> Iterator:
-    from pyhive import hive
-
-    connection = hive.connect(host="127.0.0.1", port=server.port)
+    connection = login(server)
     yield connection.cursor()
     connection.close()
 
@@ -110,6 +126,34 @@ def test_server_prints_url_and_views(server: Server) -> None:
     assert server.url == f"jdbc:hive2://127.0.0.1:{server.port}/default"
     assert any("join_join_0.left_keytonumvalues" in line for line in server.lines)
     assert any(line.strip().startswith("read-only") for line in server.lines)
+    assert f"  login: user {USER} and the password in {server.password_file} (beeline -n USER " \
+        "-p ...)" in server.lines  # fmt: skip
+    assert oct(server.password_file.stat().st_mode & 0o777) == oct(0o600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("credential", [
+    {},  # PyHive's default: SASL PLAIN with a made-up password
+    {"username": USER, "password": "wrong", "auth": "CUSTOM"},
+    {"username": "someone", "password": PASSWORD, "auth": "CUSTOM"},
+], ids=["no-password", "wrong-password", "wrong-user"])  # fmt: skip
+def test_pyhive_without_the_password_is_refused(server: Server, credential: dict) -> None:
+    """HiveServer2's CUSTOM authentication with the jar's PasswordFileAuthenticator refuses the
+    SASL handshake: no session is opened."""
+    from pyhive import hive
+    from thrift.transport.TTransport import TTransportException
+
+    with pytest.raises(TTransportException) as refused:
+        hive.connect(host="127.0.0.1", port=server.port, **credential)
+    assert "Error validating the login" in str(refused.value), refused.value
+
+
+@pytest.mark.slow
+def test_beeline_without_the_password_is_refused(server: Server) -> None:
+    for credential in ([], ["-n", USER, "-p", "wrong"]):
+        result = _beeline(server, [*credential, "-e", "SELECT 1"])
+        assert result.returncode != 0, result.stdout
+        assert "Error validating the login" in result.stdout + result.stderr, result.stderr[-2000:]
 
 
 @pytest.mark.slow
@@ -182,9 +226,7 @@ def test_the_catalog_names_work_over_jdbc(cursor, spark, checkpoints) -> None:
 def test_a_connection_into_the_catalog_keeps_to_itself(server: Server, cursor) -> None:
     """A JDBC URL ending in a catalog's name makes that catalog current for that connection
     only: other connections still start in ``default``."""
-    from pyhive import hive
-
-    into = hive.connect(host="127.0.0.1", port=server.port, database="savepoint")
+    into = login(server, database="savepoint")
     try:
         inside = into.cursor()
         inside.execute("SELECT current_catalog()")
@@ -257,23 +299,35 @@ def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> Non
         "!tables\nSELECT user, count FROM savepoint_agg_0.default ORDER BY user;\n"
         "SELECT concat('catalog:', user), count FROM savepoint.agg_0.default ORDER BY user;\n"
     )
-    beeline = pyspark_jars().parent / "bin" / "beeline"
-    env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
-    result = subprocess.run(
-        [str(beeline), "-u", server.url, "--outputformat=csv2", "-f", str(script)],
-        capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
+    result = _beeline(
+        server, ["-n", USER, "-p", PASSWORD, "--outputformat=csv2", "-f", str(script)]
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "savepoint_agg_0" in result.stdout and "join_join_0" in result.stdout
     assert "alice,2" in result.stdout.splitlines()
     assert "catalog:alice,2" in result.stdout.splitlines()
 
 
+def _beeline(server: Server, args: list[str]) -> subprocess.CompletedProcess:
+    """pyspark's bin/beeline against ``server`` with ``args``."""
+    beeline = pyspark_jars().parent / "bin" / "beeline"
+    env = {**os.environ, "SPARK_HOME": str(pyspark_jars().parent)}
+    return subprocess.run([str(beeline), "-u", server.url, *args], capture_output=True,
+                          text=True, timeout=300, env=env)  # fmt: skip
+
+
 @pytest.mark.slow
 def test_server_log_is_quiet(server: Server) -> None:
-    """After the statements of the tests above, Spark has logged only errors."""
+    """After the statements of the tests above, Spark has logged only errors; each refused login
+    is one warning line."""
     lines = server.log.read_text().splitlines()
     assert len(lines) <= 20, "\n".join(lines[:60])
+    refused = [line for line in lines if "Refused a JDBC login" in line]
+    assert len(refused) == 5, lines  # 3 PyHive, 2 beeline
+    assert refused[-1].endswith(
+        f"WARN PasswordFileAuthenticator: Refused a JDBC login as user '{USER}': wrong user name "
+        "or password"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -282,6 +336,8 @@ def writable(spark, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     root = tmp_path_factory.mktemp("writable")
     query = build(spark, "agg", "hdfs", root / "agg")
     server = Server([f"w={query.checkpoint}", "--allow-writes"], root / "server.log")
+    assert "  login: none (hive.server2.authentication=NONE): anyone who reaches the port" in \
+        server.lines  # fmt: skip
     yield server, root
     assert server.stop() == 0, server.log.read_text()[-3000:]
 
@@ -353,3 +409,19 @@ def test_writes_by_the_catalog_name_with_writes_allowed(writable) -> None:
     finally:
         connection.close()
     assert ("zed", 5, 50) in users and "bob" not in {row[0] for row in users}
+
+
+@pytest.mark.parametrize("bind", ["0.0.0.0", "::"])
+def test_binding_beyond_loopback_without_a_credential_is_one_line(tmp_path: Path, bind) -> None:
+    """Refused before Spark starts (no JVM: the command ends in about a second), one line."""
+    for log in ("offsets", "commits"):
+        (tmp_path / log).mkdir()
+    command = [sys.executable, "-m", "spark_savepoint", "thriftserver", str(tmp_path),
+               "--bind", bind]  # fmt: skip
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (1, "")
+    [line] = result.stderr.splitlines()
+    assert line.startswith(
+        f"spark-savepoint: [SAVEPOINT_INSECURE_BIND] The Thrift server would accept anyone who "
+        f"reaches {bind}: it has no credential. Give one: --password-file FILE"
+    ), line

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from spark_savepoint.catalog import bridge
@@ -10,11 +12,16 @@ from spark_savepoint.sql_ext.cli import build_parser, conf_for, main, spark_sql_
 from spark_savepoint.sql_ext.queries import catalog_queries
 
 
-def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
-    assert main(["conf", str(tmp_path / "nowhere")]) == 1
+def _refusal(capsys, argv: list[str]) -> list[str]:
+    """The stderr lines of a command that fails (exit code 1) and prints nothing on stdout."""
+    assert main(argv) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.splitlines() == [
+    return captured.err.splitlines()
+
+
+def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
+    assert _refusal(capsys, ["conf", str(tmp_path / "nowhere")]) == [
         f"spark-savepoint: [SAVEPOINT_NO_SUCH_CHECKPOINT] Checkpoint folder "
         f"'{tmp_path / 'nowhere'}' does not exist. Point the catalog's path at a streaming "
         "query's checkpointLocation."
@@ -111,3 +118,145 @@ def test_a_query_for_no_catalog_or_twice_for_one_is_refused(capsys, tmp_path) ->
     assert capsys.readouterr().err.startswith(
         "spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS] --query nosuchmodule:build: No module named"
     )
+
+
+# ---- servers: credentials, binding, writes ----
+
+
+def _checkpoint(folder: Path) -> Path:
+    for log in ("offsets", "commits"):
+        (folder / log).mkdir(parents=True)
+    return folder
+
+
+def _secret(path: Path, text: str, mode: int = 0o600) -> Path:
+    path.write_text(text)
+    path.chmod(mode)
+    return path
+
+
+def test_servers_are_read_only_unless_allow_writes() -> None:
+    parser = build_parser()
+    for command in ("thriftserver", "connect"):
+        assert parser.parse_args([command, "/a"]).allow_writes is False, command
+        assert parser.parse_args([command, "/a", "--allow-writes"]).allow_writes is True, command
+    assert parser.parse_args(["connect", "/a", "--read-only"]).read_only is True
+    with pytest.raises(SystemExit):
+        parser.parse_args(["connect", "/a", "--read-only", "--allow-writes"])
+
+
+def test_server_credential_options() -> None:
+    parser = build_parser()
+    thrift = parser.parse_args(["thriftserver", "/a", "--password-file", "/p", "--insecure"])
+    assert (thrift.password_file, thrift.insecure) == (Path("/p"), True)
+    assert parser.parse_args(["thriftserver", "/a"]).password_file is None
+    assert parser.parse_args(["connect", "/a", "--token-file", "/t"]).token_file == Path("/t")
+
+
+@pytest.mark.parametrize("bind", ["0.0.0.0", "10.1.2.3", "::", "db.example.com"])
+def test_thriftserver_beyond_loopback_without_a_credential_is_one_line(
+    capsys, tmp_path, bind: str
+) -> None:
+    ckpt = _checkpoint(tmp_path / "ckpt")
+    assert _refusal(capsys, ["thriftserver", str(ckpt), "--bind", bind]) == [
+        f"spark-savepoint: [SAVEPOINT_INSECURE_BIND] The Thrift server would accept anyone who "
+        f"reaches {bind}: it has no credential. Give one: --password-file FILE (a line "
+        "user:password or a password, chmod 600), or --hiveconf "
+        "hive.server2.authentication=LDAP|KERBEROS with its settings; or bind to loopback "
+        "(--bind 127.0.0.1) and tunnel (ssh -L); --insecure allows it for a throwaway sandbox."
+    ]
+
+
+def test_a_credential_or_insecure_lets_the_bind_pass() -> None:
+    from spark_savepoint.sql_ext.credentials import check_bind
+
+    for bind in ("127.0.0.1", "127.0.0.2", "::1", "localhost"):
+        check_bind(bind, credential=False, insecure=False, server="S", how="H")
+    check_bind("0.0.0.0", credential=True, insecure=False, server="S", how="H")
+
+
+def test_insecure_warns(capsys) -> None:
+    from spark_savepoint.sql_ext.credentials import check_bind
+
+    check_bind("0.0.0.0", credential=False, insecure=True, server="The Thrift server", how="H")
+    assert capsys.readouterr().err.splitlines() == [
+        "spark-savepoint: WARNING: The Thrift server on 0.0.0.0 lets in anyone who reaches it "
+        "(--insecure): use it for a throwaway sandbox only."
+    ]
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604], ids=lambda mode: f"{mode:04o}")
+def test_a_password_file_others_can_read_is_refused(capsys, tmp_path, mode: int) -> None:
+    ckpt = _checkpoint(tmp_path / "ckpt")
+    secret = _secret(tmp_path / "pw", "alice:s3cret\n", mode)
+    assert _refusal(capsys, ["thriftserver", str(ckpt), "--password-file", str(secret)]) == [
+        f"spark-savepoint: [SAVEPOINT_CREDENTIAL_FILE] --password-file {secret} can be read by "
+        f"other users (mode {mode:04o}): only its owner may: chmod 600 {secret}."
+    ]
+
+
+def test_a_missing_or_empty_secret_file_is_refused(capsys, tmp_path) -> None:
+    ckpt = _checkpoint(tmp_path / "ckpt")
+    missing = tmp_path / "none"
+    assert _refusal(capsys, ["thriftserver", str(ckpt), "--password-file", str(missing)]) == [
+        f"spark-savepoint: [SAVEPOINT_CREDENTIAL_FILE] --password-file {tmp_path / 'none'}: "
+        "No such file or directory."
+    ]
+    empty = _secret(tmp_path / "empty", "\n\n")
+    assert _refusal(capsys, ["connect", str(ckpt), "--token-file", str(empty)]) == [
+        f"spark-savepoint: [SAVEPOINT_CREDENTIAL_FILE] --token-file {empty} is empty: write the "
+        "secret on its first line."
+    ]
+
+
+def test_the_connect_token_comes_from_the_file_the_environment_or_a_new_one(
+    tmp_path, monkeypatch
+) -> None:
+    from spark_savepoint.sql_ext.connect import server_token
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", raising=False)
+    given = _secret(tmp_path / "token", "from-file\n")
+    with server_token(15002, given) as token:
+        assert (token.value, token.file, token.origin) == ("from-file", given, "--token-file")
+    assert given.exists(), "a given token file stays"
+    written = tmp_path / "home" / ".spark-savepoint" / "connect-15002.token"
+    with server_token(15002) as first, server_token(15003) as other:
+        assert first.file == written and len(first.value) >= 40
+        assert first.origin == "generated for this start, removed at stop"
+        assert first.value != other.value
+        assert oct(written.stat().st_mode & 0o777) == oct(0o600)
+        assert oct(written.parent.stat().st_mode & 0o777) == oct(0o700)
+        assert written.read_text() == first.value + "\n"
+    assert not written.exists(), "a generated token file is removed at stop"
+    monkeypatch.setenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", "from-env")
+    with server_token(15002) as token:
+        assert (token.value, token.origin) == ("from-env", "given, removed at stop")
+    with server_token(15002, conf={"spark.connect.authenticate.token": "from-conf"}) as token:
+        assert token.value == "from-conf"
+
+
+def test_thrift_password_settings() -> None:
+    from spark_savepoint.sql_ext.credentials import parse_password
+    from spark_savepoint.sql_ext.thrift import asks_credential, auth_conf
+
+    assert auth_conf(Path("/p")) == {
+        "hive.server2.authentication": "CUSTOM",
+        "hive.server2.custom.authentication.class": bridge.PASSWORD_AUTHENTICATOR_CLASS,
+    }
+    assert [asks_credential({"hive.server2.authentication": value})
+            for value in ("LDAP", "kerberos", "CUSTOM", "PAM", "NONE", "NOSASL")] == [
+        True, True, True, True, False, False]  # fmt: skip
+    assert asks_credential({}) is False
+    assert parse_password("\nbob:a:b\n") == ("bob", "a:b")
+
+
+def test_a_password_file_and_another_authentication_are_refused(capsys, tmp_path) -> None:
+    ckpt = _checkpoint(tmp_path / "ckpt")
+    secret = _secret(tmp_path / "pw", "s3cret\n")
+    argv = ["thriftserver", str(ckpt), "--password-file", str(secret),
+            "--hiveconf", "hive.server2.authentication=LDAP"]  # fmt: skip
+    assert _refusal(capsys, argv) == [
+        "spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS] --password-file and --hiveconf "
+        "hive.server2.authentication=LDAP each set how clients log in: give one."
+    ]

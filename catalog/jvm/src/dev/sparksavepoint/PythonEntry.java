@@ -17,6 +17,7 @@ import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
+import dev.sparksavepoint.server.PasswordFileAuthenticator;
 import dev.sparksavepoint.sql.LateInstall;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
 import dev.sparksavepoint.sql.SavepointExtensions;
@@ -48,6 +49,12 @@ public final class PythonEntry {
   public static final String LOCAL_FILE_SYSTEM_CLASS = ForklessLocalFileSystem.class.getName();
   /** {@code spark.hadoop.fs.AbstractFileSystem.file.impl}: the same for FileContext. */
   public static final String LOCAL_FS_CLASS = ForklessLocalFs.class.getName();
+  /** {@code hive.server2.custom.authentication.class}: the Thrift server's password file. */
+  public static final String PASSWORD_AUTHENTICATOR_CLASS =
+      PasswordFileAuthenticator.class.getName();
+  /** The system property naming the Thrift server's password file. */
+  public static final String PASSWORD_FILE_PROPERTY =
+      PasswordFileAuthenticator.PASSWORD_FILE_PROPERTY;
 
   private PythonEntry() {}
 
@@ -192,6 +199,14 @@ public final class PythonEntry {
 
   public static String localFsClass() {
     return LOCAL_FS_CLASS;
+  }
+
+  public static String passwordAuthenticatorClass() {
+    return PASSWORD_AUTHENTICATOR_CLASS;
+  }
+
+  public static String passwordFileProperty() {
+    return PASSWORD_FILE_PROPERTY;
   }
 
   public static String queryListenerClass() {

@@ -17,7 +17,8 @@ import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
 /**
- * A read-only mode for servers (the Thrift server of {@code spark-savepoint thriftserver}): with
+ * A read-only mode for servers ({@code spark-savepoint thriftserver} and {@code connect}, the
+ * default of both): with
  * {@code spark.sql.extensions=dev.sparksavepoint.sql.ReadOnlyGuard} and
  * {@code spark.savepoint.readOnly=true} in the application's conf (fixed at start: a client's
  * {@code SET} cannot change it), every statement that writes or changes anything is refused at
@@ -127,6 +128,6 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
         "SAVEPOINT_READ_ONLY",
         what + " is refused: this server is read-only (" + READ_ONLY_CONF + "=true). Queries,"
             + " SHOW, DESCRIBE and EXPLAIN are allowed; to permit writes and DDL restart it with"
-            + " `spark-savepoint thriftserver ... --allow-writes`.");
+            + " --allow-writes (`spark-savepoint thriftserver|connect ... --allow-writes`).");
   }
 }
