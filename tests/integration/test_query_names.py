@@ -37,6 +37,14 @@ def columns(spark, table: str) -> list[str]:
     return spark.table(table).columns
 
 
+def value_schema(spark, catalog: str) -> str:
+    """``value_schema`` of ``agg_0.default`` in the catalog's metadata table."""
+    row = spark.sql(
+        f"SELECT value_schema FROM {catalog}.metadata WHERE table_name LIKE '%agg_0.default'"
+    )
+    return row.first().value_schema
+
+
 def edit(spark, statement: str) -> None:
     """Run a one-entry edit of a private copy (forced: a copy's file times are new)."""
     spark.conf.set("spark.savepoint.write.force", "true")
@@ -136,8 +144,10 @@ def test_a_query_given_wins_over_the_recorded_names(spark, checkpoints) -> None:
     df = events(spark, query).groupBy("user").agg(F.count("*").alias("n"), F.sum("amount"))
     attach(spark, str(query.checkpoint), "given", query=df, output_mode="update")
     assert columns(spark, "given.agg_0.default") == ["user", "n", "sum"]
+    assert value_schema(spark, "given") == "n BIGINT,sum BIGINT"  # the metadata table agrees
     attach(spark, str(query.checkpoint), "given")
     assert columns(spark, "given.agg_0.default") == ["user", "cnt", "total"]
+    assert value_schema(spark, "given") == "cnt BIGINT,total BIGINT"
 
 
 @pytest.mark.slow  # a query of its own, restarted

@@ -5,10 +5,13 @@ import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -44,14 +47,21 @@ public final class MetadataTable extends LocalTable {
   private final Checkpoint checkpoint;
   private final long batchId;
   private final boolean sink;
+  private final BiFunction<Operator, StructType, List<String>> valueNames;
 
-  /** {@code sink}: list {@code sink.files} too (the catalog knows the file sink's output). */
-  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId, boolean sink) {
+  /**
+   * {@code sink}: list {@code sink.files} too (the catalog knows the file sink's output);
+   * {@code valueNames}: the names an operator's {@code default} table gives the leaves of its
+   * value (null or missing: Spark's), as the state tables show them.
+   */
+  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId, boolean sink,
+      BiFunction<Operator, StructType, List<String>> valueNames) {
     super(catalog, NAME, SCHEMA,
         "it describes the checkpoint's state tables and is read-only");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
     this.sink = sink;
+    this.valueNames = valueNames;
   }
 
   @Override
@@ -69,11 +79,13 @@ public final class MetadataTable extends LocalTable {
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
         StructType source = StateSource.schema(checkpoint.location(), op, table.getKey(),
             batchId, table.getValue().options(checkpoint.location(), batchId));
+        List<String> names = table.getKey().equals("default")
+            ? valueNames.apply(op, source) : List.of();
         rows.add(new GenericInternalRow(new Object[] {
             str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),
             str(op.stateKind(table.getKey(), table.getValue())),
             str(catalog + "." + op.uid() + "." + table.getKey()),
-            str(fieldDdl(source, "key")), str(valueDdl(source)),
+            str(fieldDdl(source, "key")), str(valueDdl(source, names)),
             op.numPartitions(), str(provider), batchId, min, max, bytes,
             str(checkpoint.location()), str(sparkVersion),
             str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred()))}));
@@ -98,15 +110,31 @@ public final class MetadataTable extends LocalTable {
     return null;
   }
 
-  /** The value part: everything but the key and the partition id. */
-  private static String valueDdl(StructType source) {
+  /**
+   * The value part: everything but the key and the partition id, a flat value's fields named
+   * {@code names} where given.
+   */
+  private static String valueDdl(StructType source, List<String> names) {
     List<String> parts = new ArrayList<>();
     for (var f : source.fields()) {
       if (f.name().equals("key") || f.name().equals("partition_id")) continue;
       parts.add(f.name().equals("value") && f.dataType() instanceof StructType s
-          ? s.toDDL() : f.toDDL());
+          ? named(s, names).toDDL() : f.toDDL());
     }
     return String.join(", ", parts);
+  }
+
+  /** {@code value} with its fields renamed by position ({@code names}), when none is nested. */
+  private static StructType named(StructType value, List<String> names) {
+    StructField[] fields = value.fields().clone();
+    if (Arrays.stream(fields).anyMatch(f -> f.dataType() instanceof StructType)) return value;
+    for (int i = 0; i < fields.length && i < names.size(); i++) {
+      if (names.get(i) != null) {
+        fields[i] = new StructField(names.get(i), fields[i].dataType(), fields[i].nullable(),
+            fields[i].metadata());
+      }
+    }
+    return new StructType(fields);
   }
 
   static String shortProvider(String providerClass) {

@@ -275,7 +275,10 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     Checkpoint ckpt = checkpoint();
     long batchId = requestedBatch == null ? ckpt.lastCommitted() : ckpt.checkBatch(requestedBatch);
     ckpt.checkLogs(batchId);
-    if (isMetadata(ident)) return new MetadataTable(name, ckpt, batchId, sink() != null);
+    if (isMetadata(ident)) {
+      return new MetadataTable(name, ckpt, batchId, sink() != null,
+          (op, schema) -> valueNames(ckpt, batchId, op, schema));
+    }
     if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
     String logs = QueryLogTables.namespace(ident.namespace()[0]);
     if (logs != null) {
@@ -303,8 +306,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("checkpoint", ckpt.location());
     StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
     return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
-        op.kind().equals("agg") && table.equals("default")
-            ? valueNames(ckpt, batchId, op, schema) : List.of(),
+        table.equals("default") ? valueNames(ckpt, batchId, op, schema) : List.of(),
         options, props,
         new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
   }
@@ -313,9 +315,11 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
    * The query's names for aggregation {@code op}'s value columns ({@code schema}: the state
    * reader's): from the session conf {@code spark.sql.catalog.<name>.valueNames} (JSON: operator
    * id to names, set by {@code attach(..., query=df)} and {@code --query}), else those the query
-   * recorded in the checkpoint when they fit it ({@link ValueNames#fitting}); empty: Spark's.
+   * recorded in the checkpoint when they fit it ({@link ValueNames#fitting}); empty: Spark's
+   * (always for other operators than aggregations).
    */
   private List<String> valueNames(Checkpoint ckpt, long batchId, Operator op, StructType schema) {
+    if (!op.kind().equals("agg")) return List.of();
     String json = SparkSession.active().conf().get("spark.sql.catalog." + name + ".valueNames",
         "");
     if (json.isBlank()) return ValueNames.fitting(ckpt, batchId, op, schema);
