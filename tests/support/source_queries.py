@@ -10,6 +10,8 @@ from pathlib import Path
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from tests.support.streaming_queries import wait_for_listeners
+
 
 def write_json(folder: Path, name: str, keys: list[int]) -> None:
     """One input file of rows ``{"k": key, "v": key * 10}``."""
@@ -28,6 +30,7 @@ def run_file_dedup(spark: SparkSession, source: Path, output: Path, checkpoint: 
         .trigger(availableNow=True).start()
     )  # fmt: skip
     query.awaitTermination()
+    wait_for_listeners(spark)
 
 
 def run_file_count(spark: SparkSession, source: Path, checkpoint: Path) -> None:
@@ -38,6 +41,7 @@ def run_file_count(spark: SparkSession, source: Path, checkpoint: Path) -> None:
         .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
     )  # fmt: skip
     query.awaitTermination()
+    wait_for_listeners(spark)
 
 
 def write_events(folder: Path, name: str, times: list[str]) -> None:
@@ -59,6 +63,7 @@ def run_windowed_count(spark: SparkSession, source: Path, output: Path, checkpoi
         .option("checkpointLocation", str(checkpoint)).trigger(availableNow=True).start()
     )  # fmt: skip
     query.awaitTermination()
+    wait_for_listeners(spark)
 
 
 def rate_stream(spark: SparkSession, rows_per_second: int = 5) -> DataFrame:
@@ -80,6 +85,7 @@ def count_until(spark: SparkSession, stream: DataFrame, key, checkpoint: Path,
             query.awaitTermination(0.2)
     finally:
         query.stop()
+        wait_for_listeners(spark)
 
 
 def committed(checkpoint: Path) -> int:
