@@ -2,13 +2,15 @@ package dev.sparksavepoint.commit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 
 /**
  * Named points of a write's commit protocol, for tests of what a crash there leaves. Off unless
@@ -64,19 +66,32 @@ public final class CrashPoint {
       }
       return;
     }
-    try (Stream<Path> files = Files.walk(from)) {
-      for (Path file : (Iterable<Path>) files::iterator) {
-        Path target = to.resolve(from.relativize(file).toString());
-        try {
-          if (Files.isDirectory(file)) {
-            Files.createDirectories(target);
-          } else {
-            Files.copy(file, target, StandardCopyOption.COPY_ATTRIBUTES);
-          }
-        } catch (NoSuchFileException e) {
-          // renamed or removed by a task meanwhile: as a kill a moment later would find it
+    try {
+      Files.walkFileTree(from, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+            throws IOException {
+          Files.createDirectories(to.resolve(from.relativize(dir).toString()));
+          return FileVisitResult.CONTINUE;
         }
-      }
+
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          try {
+            Files.copy(file, to.resolve(from.relativize(file).toString()),
+                StandardCopyOption.COPY_ATTRIBUTES);
+          } catch (NoSuchFileException e) {
+            // renamed or removed by a task meanwhile: as a kill a moment later would find it
+          }
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+          if (e instanceof NoSuchFileException) return FileVisitResult.CONTINUE; // the same
+          throw e;
+        }
+      });
     } catch (IOException e) {
       throw new UncheckedIOException("crash point snapshot " + name, e);
     }
