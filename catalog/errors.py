@@ -192,6 +192,19 @@ class PartitionMismatch(SavepointError):
     error_class = "SAVEPOINT_PARTITION_MISMATCH"
 
 
+class UnknownPartitioning(SavepointError):
+    """A write of state its query placed by its input's partitioning (started before Spark 3.3)
+    that does not name the placing columns (``partitioned_by``)."""
+
+    error_class = "SAVEPOINT_UNKNOWN_PARTITIONING"
+
+
+class PartitioningMismatch(SavepointError):
+    """A ``partitioned_by`` that places some stored key elsewhere than where it lives."""
+
+    error_class = "SAVEPOINT_PARTITIONING_MISMATCH"
+
+
 class ConcurrentWrite(SavepointError):
     """The checkpoint changed while a write was running."""
 

@@ -152,6 +152,27 @@ def agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     )
 
 
+def repartitioned_agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
+    """Count and sum per (user, item) of input repartitioned by user:
+    ``repartition("user").groupBy("user", "item").agg(count, sum)``, update mode.
+
+    Run with ``NON_STRICT_CONFS`` (as every query started before Spark 3.3 ran), the stateful
+    operator keeps its input's clustering: the state of (user, item) lives in partition
+    ``pmod(hash(user), n)``, not ``pmod(hash(user, item), n)``. Output rows
+    ``{"user", "item", "cnt", "total"}``.
+    """
+    return (
+        _events(spark, input_dir)
+        .repartition("user")
+        .groupBy("user", "item")
+        .agg(F.count("*").alias("cnt"), F.sum("amount").alias("total"))
+    )
+
+
+NON_STRICT_CONFS = {"spark.sql.streaming.statefulOperator.useStrictDistribution": "false"}
+"""What a query started before Spark 3.3 runs with (its offset log records no such setting)."""
+
+
 def window_agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     """Count per user and 5-minute event-time window, watermark 10 minutes on ``ts``, update mode.
 
@@ -430,6 +451,14 @@ KINDS: dict[str, Kind] = {
     "dedup_agg": Kind(
         dedup_agg_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART, fixture=False
     ),
+    "repartitioned_agg": Kind(
+        repartitioned_agg_query,
+        "update",
+        ("user", "item"),
+        _EVENTS_INITIAL,
+        _EVENTS_RESTART,
+        fixture=False,
+    ),
 }
 """Registry: kind name -> how to build and feed it."""
 
@@ -450,7 +479,7 @@ CASES: list[tuple[str, str]] = [
 UIDS: dict[str, str] = {
     "agg": "agg_0", "window_agg": "agg_0", "dedup": "dedup_0", "join": "join_0",
     "pandas_state": "groupstate_0", "tws": "tws_0", "dedup_agg": "agg_0",
-    "tws_ttl": "tws_0",
+    "tws_ttl": "tws_0", "repartitioned_agg": "agg_0",
 }  # fmt: skip
 """Kind -> the uid (namespace) of its stateful operator in the savepoint catalog."""
 

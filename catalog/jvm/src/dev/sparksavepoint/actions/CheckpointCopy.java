@@ -9,6 +9,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.FileDigests;
+import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
 import dev.sparksavepoint.checkpoint.ValueNames;
@@ -203,6 +204,15 @@ final class CheckpointCopy {
         throw Errors.restoreUnsupported(from.location(), op.uid(), "changing the partitions"
             + " of " + op.name() + " state is not supported (its keys' partitioning is not"
             + " known); keep the partition count.");
+      }
+      if (rehash && !KeyPlacement.isStrict(from, op, n)) {
+        throw Errors.restoreUnsupported(from.location(), op.uid(), "its query placed keys in"
+            + " state partitions by the partitioning of its input, not by all key columns"
+            + " (offsets/" + n + " does not record spark.sql.streaming.statefulOperator"
+            + ".useStrictDistribution=true: the query started on Spark before 3.3), so a key"
+            + " rehashed into " + partitions + " partitions would not be where the restarted"
+            + " query looks for it; keep the partition count (--partitions "
+            + op.numPartitions() + ").");
       }
     }
     List<StoreCopy> copies = new ArrayList<>();

@@ -371,6 +371,37 @@ public final class Errors {
         + " or deduplicate the rows first). Nothing was written."));
   }
 
+  /**
+   * A write of a non-strict checkpoint's state (keys placed by the query's input partitioning,
+   * {@code checkpoint.KeyPlacement}) that does not name the placing columns.
+   */
+  public static RuntimeException unknownPartitioning(String path, String uid, String state,
+      long batchId, String fits) {
+    return analysis("SAVEPOINT_UNKNOWN_PARTITIONING", cannotWrite(path, uid, state, "its query"
+        + " placed keys in state partitions by the partitioning of its input, not by all key"
+        + " columns (offsets/" + batchId + " does not record spark.sql.streaming.statefulOperator"
+        + ".useStrictDistribution=true: the query started on Spark before 3.3), and only the"
+        + " query knows which columns those are. Name them with the write option partitioned_by"
+        + " (SQL: SET spark.savepoint.write.partitionedBy=<columns>); " + fits + ". Nothing was"
+        + " written."));
+  }
+
+  /** A {@code partitioned_by} that some stored key contradicts. */
+  public static RuntimeException partitioningMismatch(String path, String uid, String state,
+      String given, long misplaced, String fits) {
+    return analysis("SAVEPOINT_PARTITIONING_MISMATCH", cannotWrite(path, uid, state,
+        "partitioned_by '" + given + "' places " + misplaced + " stored key(s) in another state"
+        + " partition than the one they live in, so it is not how the query partitions its"
+        + " input; " + fits + ". Nothing was written."));
+  }
+
+  /** A {@code partitioned_by} that names no key column, or is given on a strict checkpoint. */
+  public static RuntimeException badPartitioning(String path, String uid, String state,
+      String why) {
+    return analysis("SAVEPOINT_BAD_ARGUMENTS", cannotWrite(path, uid, state, why
+        + " Nothing was written."));
+  }
+
   public static RuntimeException wrongPartition(String path, String uid, String state,
       String key, int expected, int actual) {
     return rejected(

@@ -3,6 +3,7 @@ package dev.sparksavepoint.read;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
+import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -85,6 +86,8 @@ final class KeyLookupScan implements Scan, Batch {
       Configuration hadoop = spark.sessionState().newHadoopConf();
       Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
       long batch = origin.batchId();
+      // a non-strict query placed keys by its input's partitioning: a key may live anywhere
+      if (!KeyPlacement.isStrict(ckpt, op, batch)) return null;
       HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, batch);
       StoreSpec spec = new StoreSpec(op.id(), origin.ref().value(), op.numPartitions(),
           (StructType) source.apply("key").dataType(),

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TwsVariable;
 import dev.sparksavepoint.read.FlatSchema;
@@ -45,6 +46,8 @@ final class RowEncoder implements Serializable {
   private final int strict;
   private final int numPartitions;
   private final String timeZone;
+  /** Which grouping columns place a key ({@link #place}); strict (all) unless told. */
+  private KeyPlacement placement = KeyPlacement.STRICT;
 
   private RowEncoder(Layout layout, StructType given, int[] sources, DataType[] types,
       String[] names, int numPartitions, String timeZone) {
@@ -82,10 +85,24 @@ final class RowEncoder implements Serializable {
         plan.edited().numPartitions(), timeZone);
   }
 
-  /** The given column names that hold the grouping key, in key order (the write's clustering). */
+  /** The table's names of the grouping key columns, in key order. */
+  List<String> groupingNames() {
+    return List.of(Arrays.copyOf(names, layout.groupingColumns()));
+  }
+
+  /** Places keys by {@code placement} (a non-strict checkpoint's, {@link WritePlacement}). */
+  void place(KeyPlacement placement) {
+    this.placement = placement;
+  }
+
+  /**
+   * The given column names that place a key in its state partition, in hash order (the
+   * write's clustering): the grouping key, or the columns a non-strict query partitioned by.
+   */
   String[] keyColumnNames() {
-    String[] out = new String[layout.groupingColumns()];
-    for (int i = 0; i < out.length; i++) out[i] = given.fields()[sources[i]].name();
+    int[] columns = placement.indexes(layout.groupingColumns());
+    String[] out = new String[columns.length];
+    for (int i = 0; i < out.length; i++) out[i] = given.fields()[sources[columns[i]]].name();
     return out;
   }
 
@@ -103,7 +120,11 @@ final class RowEncoder implements Serializable {
   /** Code-generated projections for one task. */
   Bound bind() {
     Entries entries = layout.entries(this::column);
-    Expression partition = new HashPartitioning(seq(entries.groupingKey()), numPartitions)
+    List<Expression> placing = new ArrayList<>();
+    for (int i : placement.indexes(layout.groupingColumns())) {
+      placing.add(entries.groupingKey().get(i));
+    }
+    Expression partition = new HashPartitioning(seq(placing), numPartitions)
         .partitionIdExpression();
     return new Bound(project(entries.groupingKey()), project(entries.entryKey()),
         entries.secondaryKey() == null ? null : project(entries.secondaryKey()),
@@ -348,7 +369,10 @@ final class RowEncoder implements Serializable {
       return value.apply(row);
     }
 
-    /** pmod(hash(grouping key), numPartitions): the state partition the query uses. */
+    /**
+     * pmod(hash(grouping key, or the placing columns of a non-strict query), numPartitions): the
+     * state partition the query uses.
+     */
     int partition(InternalRow row) {
       return partition.apply(row).getInt(0);
     }

@@ -53,6 +53,8 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
         info.options().getBoolean("force", false));
     RowEncoder encoder = RowEncoder.create(plan, table, info.schema(),
         spark.sessionState().conf().sessionLocalTimeZone());
+    encoder.place(WritePlacement.resolve(spark, origin, plan.batchId(), encoder.groupingNames(),
+        info.options()));
     EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
     if (transaction != null) plan.stageIn(transaction.admit(plan));
     return new StateWrite(plan, encoder, replace, replace && !rewrite, transaction);

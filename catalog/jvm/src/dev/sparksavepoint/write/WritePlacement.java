@@ -1,0 +1,92 @@
+package dev.sparksavepoint.write;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.KeyPlacement;
+import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.PlacementCheck;
+import dev.sparksavepoint.read.StateSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Where a write puts keys ({@link KeyPlacement}): by all key columns on a strict checkpoint;
+ * on a non-strict one by the columns the user names (write option {@value #OPTION}, or the SQL
+ * conf {@value #CONF}), after checking that they place every stored key where it lives. A
+ * write that names none there is refused, with the column sets the stored keys fit.
+ */
+final class WritePlacement {
+  /** The write option that names the columns the query partitioned its input by. */
+  static final String OPTION = "partitioned_by";
+  /** The same for SQL: {@code SET spark.savepoint.write.partitionedBy=k1}. */
+  static final String CONF = "spark.savepoint.write.partitionedBy";
+
+  private WritePlacement() {}
+
+  /**
+   * The placement of a write of {@code origin} from batch {@code batchId}, whose key columns
+   * are {@code keyNames} (flat names, in key order).
+   */
+  static KeyPlacement resolve(SparkSession spark, TableOrigin origin, long batchId,
+      List<String> keyNames, CaseInsensitiveStringMap options) {
+    Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
+    String given = options.get(OPTION);
+    if (given == null) given = spark.sessionState().conf().getConfString(CONF, null);
+    String uid = origin.operator().uid();
+    if (KeyPlacement.isStrict(ckpt, origin.operator(), batchId)) {
+      if (given != null && !KeyPlacement.given(parse(origin, given, keyNames))
+          .byAllColumns(keyNames.size())) {
+        throw Errors.badPartitioning(origin.checkpoint(), uid, origin.state(), "partitioned_by"
+            + " '" + given + "' does not apply: offsets/" + batchId + " records the strict"
+            + " distribution, so the query places keys by all key columns ("
+            + String.join(",", keyNames) + ").");
+      }
+      return KeyPlacement.STRICT;
+    }
+    int[] columns = given == null ? null : parse(origin, given, keyNames);
+    Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
+    StructType key = (StructType) StateSource.schema(read).apply("key").dataType();
+    PlacementCheck check = PlacementCheck.run(read, List.of(key.fieldNames()),
+        origin.operator().numPartitions(), columns);
+    if (columns == null) {
+      throw Errors.unknownPartitioning(origin.checkpoint(), uid, origin.state(), batchId,
+          check.fits(keyNames));
+    }
+    long misplaced = check.misplaced(columns);
+    if (misplaced > 0) {
+      throw Errors.partitioningMismatch(origin.checkpoint(), uid, origin.state(), given,
+          misplaced, check.fits(keyNames));
+    }
+    return KeyPlacement.given(columns);
+  }
+
+  /**
+   * Key column indexes of a comma-separated list of key column names (any case), in the given
+   * order: {@code hash(k2, k1)} places keys elsewhere than {@code hash(k1, k2)}.
+   */
+  private static int[] parse(TableOrigin origin, String given, List<String> keyNames) {
+    List<Integer> indexes = new ArrayList<>();
+    for (String part : given.split(",")) {
+      String name = part.trim().replace("`", "");
+      int index = -1;
+      for (int i = 0; i < keyNames.size(); i++) {
+        if (keyNames.get(i).toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+          index = i;
+        }
+      }
+      if (index < 0 || indexes.contains(index)) {
+        throw Errors.badPartitioning(origin.checkpoint(), origin.operator().uid(),
+            origin.state(), "partitioned_by '" + given + "' names " + (index < 0 ? "'" + name
+                + "', not a key column" : "'" + name + "' twice") + "; the key columns are "
+                + String.join(", ", keyNames) + ".");
+      }
+      indexes.add(index);
+    }
+    return indexes.stream().mapToInt(Integer::intValue).toArray();
+  }
+}
