@@ -1,7 +1,8 @@
 """An S3-compatible server for tests: moto's server mode (``moto[server]``, from the test extra)
-in a process of its own on loopback, and what a Spark driver needs to reach it through Hadoop's
-S3A connector: ``hadoop-aws`` (the Hadoop release pyspark ships) and the AWS SDK v2 modules it
-loads, fetched once with Maven (about 18 MB; not the SDK's 600 MB bundle jar).
+in a process of its own on loopback, answering one request at a time (``moto_serial``), and
+what a Spark driver needs to reach it through Hadoop's S3A connector: ``hadoop-aws`` (the Hadoop
+release pyspark ships) and the AWS SDK v2 modules it loads, fetched once with Maven (about 18 MB;
+not the SDK's 600 MB bundle jar).
 
     with start_s3() as s3:
         s3.create_bucket("ckpt")
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from tests.support import REPO_ROOT
 from tests.support.jars import SetupError, accepts, die_with_parent, fetched, free_ports
 
 HADOOP_VERSION = "3.5.0"
@@ -117,10 +119,11 @@ def start_s3(timeout: float = 60) -> S3Server:
     """Start moto's server on a free loopback port; returns once it accepts connections, or
     raises ``SetupError`` with the end of its log."""
     [port] = free_ports(1)
-    command = [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)]
+    # one request at a time: moto's own threaded server lets two racing conditional PUTs win
+    command = [sys.executable, "-m", "tests.support.moto_serial", "127.0.0.1", str(port)]
     log = tempfile.TemporaryFile()  # one line per request: a pipe nobody reads would fill up
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                               preexec_fn=die_with_parent())  # fmt: skip
+                               cwd=REPO_ROOT, preexec_fn=die_with_parent())  # fmt: skip
     server = S3Server(port, process, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
