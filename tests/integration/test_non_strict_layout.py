@@ -1,13 +1,15 @@
 """State that a query placed by its input's partitioning, not by all key columns (every query
 started before Spark 3.3; SPARK-38204): ``repartition("user").groupBy("user", "item")`` keeps
 the state of (user, item) in partition ``pmod(hash(user), n)``. Lookups find every key; a write
-names the placing columns (``partitioned_by``), checked against every stored key, or is refused;
+knows the placing columns (recorded by the query when it ran with spark-savepoint's listener, or
+named: ``partitioned_by``), checks them against every stored key, or is refused;
 every edit keeps each key where the restarted query looks for it, which each case proves by
 restarting the query on input that touches every key: a key lost, left twice or put where the
 query does not look would show in its output."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -75,8 +77,24 @@ def non_strict(spark, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Str
     }  # fmt: skip
 
 
-def _copy(spark, query: StreamingQuery, tmp_path: Path) -> StreamingQuery:
+RECORDED = "_savepoint/partitioning.json"
+"""Where the query's listener recorded the placing columns."""
+
+
+def _copy(
+    spark, query: StreamingQuery, tmp_path: Path, recorded: str | None = '{"0": ["user"]}'
+) -> StreamingQuery:
+    """A private copy, attached; ``recorded``: the partitioning file's content (None: none, as
+    for a checkpoint whose query never ran with spark-savepoint's settings)."""
     copy = query.copy(tmp_path / "copy")
+    assert json.loads((copy.checkpoint / RECORDED).read_text()) == {"0": ["user"]}
+    crc = copy.checkpoint / "_savepoint" / ".partitioning.json.crc"
+    if recorded is None:
+        (copy.checkpoint / RECORDED).unlink()
+        crc.unlink()
+    elif json.loads(recorded) != {"0": ["user"]}:
+        (copy.checkpoint / RECORDED).write_text(recorded)  # as a hand edit: Hadoop's .crc goes
+        crc.unlink()
     attach(spark, str(copy.checkpoint), CATALOG)
     return copy
 
@@ -129,7 +147,7 @@ def test_point_lookups_find_every_key(spark, non_strict) -> None:
 def test_a_write_that_names_no_partitioning_is_refused_with_what_fits(
     spark, non_strict, tmp_path: Path
 ) -> None:
-    query = _copy(spark, non_strict["hdfs"], tmp_path)
+    query = _copy(spark, non_strict["hdfs"], tmp_path, recorded=None)
     before = snapshot(query.checkpoint)
     with pytest.raises(SavepointError, match="stored keys fit partitioned_by 'user'") as refused:
         with savepoint_errors():
@@ -160,20 +178,39 @@ def test_a_partitioning_the_stored_keys_contradict_is_refused(
 def test_every_edit_keeps_each_key_where_the_restarted_query_looks(
     spark, non_strict, tmp_path: Path, edit: str, provider: str
 ) -> None:
+    """The partitioning the query recorded places the keys (each write checks it first)."""
     query = _copy(spark, non_strict[provider], tmp_path)
     statement, expected = EDITS[edit]
-    spark.conf.set("spark.savepoint.write.partitionedBy", "user")
-    try:
-        with savepoint_errors():
-            spark.sql(statement.format(t=TABLE))
-    finally:
-        spark.conf.unset("spark.savepoint.write.partitionedBy")
+    with savepoint_errors():
+        spark.sql(statement.format(t=TABLE))
     assert _state(spark) == expected
     assert _restart_touching_every_key(spark, query) == _continued(expected)
 
 
+def test_a_recorded_partitioning_the_stored_keys_contradict_is_refused(
+    spark, non_strict, tmp_path: Path
+) -> None:
+    query = _copy(spark, non_strict["hdfs"], tmp_path, recorded='{"0": ["item"]}')
+    before = snapshot(query.checkpoint)
+    with pytest.raises(SavepointError, match="the partitioning 'item' the query recorded"):
+        with savepoint_errors():
+            spark.sql(f"INSERT INTO {TABLE} VALUES ('erin', 'fig', 1L, 1L)")
+    assert snapshot(query.checkpoint) == before
+
+
+def test_sql_names_the_partitioning(spark, non_strict, tmp_path: Path) -> None:
+    query = _copy(spark, non_strict["hdfs"], tmp_path, recorded=None)
+    spark.conf.set("spark.savepoint.write.partitionedBy", "user")
+    try:
+        with savepoint_errors():
+            spark.sql(EDITS["insert_new"][0].format(t=TABLE))
+    finally:
+        spark.conf.unset("spark.savepoint.write.partitionedBy")
+    assert _restart_touching_every_key(spark, query) == _continued(EDITS["insert_new"][1])
+
+
 def test_the_write_option_names_the_partitioning_too(spark, non_strict, tmp_path: Path) -> None:
-    query = _copy(spark, non_strict["rocksdb"], tmp_path)
+    query = _copy(spark, non_strict["rocksdb"], tmp_path, recorded=None)
     new = spark.createDataFrame([("erin", "fig", 10, 100)], "user string, item string, cnt long,"
                                 " total long")  # fmt: skip
     with savepoint_errors():
@@ -193,6 +230,7 @@ def test_restore_keeps_the_layout_or_refuses_to_rehash(spark, tmp_path: Path) ->
     assert not (tmp_path / "rescaled" / "commits").exists()
     shutil.rmtree(query.checkpoint)  # restored in place: the file source's log names the input
     restore_savepoint(spark, str(savepoint), str(query.checkpoint), provider="rocksdb")
+    assert json.loads((query.checkpoint / RECORDED).read_text()) == {"0": ["user"]}
     attach(spark, str(query.checkpoint), CATALOG)
     assert _state(spark) == STORED
     assert _restart_touching_every_key(spark, query) == _continued(STORED)

@@ -13,6 +13,7 @@ import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
 import dev.sparksavepoint.checkpoint.ValueNames;
+import dev.sparksavepoint.checkpoint.RecordedPartitioning;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.CrashPoint;
@@ -149,7 +150,10 @@ final class CheckpointCopy {
         for (FileDigests.Digest d : image.files()) digests.put(d.path(), d);
       }
       OperatorUids.write(root, resolved.userUids(), conf);
-      if (upgrade == null) ValueNames.copy(from, root, resolved.ids(), conf);
+      if (upgrade == null) {
+        ValueNames.copy(from, root, resolved.ids(), conf);
+        RecordedPartitioning.copy(from, root, resolved.ids(), conf);
+      }
       CrashPoint.reach("copy-state");
       folder.identify();
       CrashPoint.reach("copy-identified");

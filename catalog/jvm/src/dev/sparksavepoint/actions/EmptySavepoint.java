@@ -5,6 +5,7 @@ import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreFiles;
+import dev.sparksavepoint.checkpoint.RecordedPartitioning;
 import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditClaim;
@@ -95,6 +96,7 @@ public final class EmptySavepoint {
       Map<Long, Long> ids = new HashMap<>();
       for (Operator op : operators) ids.put(op.id(), op.id());
       ValueNames.copy(from, root, ids, conf);
+      RecordedPartitioning.copy(from, root, ids, conf);
       boolean formatV2 = recordsUniqueIds(from, n);
       WritePlan plan = WritePlan.emptyCopy(spark, from, n, target, formatV2);
       List<PartitionCommit> commits =

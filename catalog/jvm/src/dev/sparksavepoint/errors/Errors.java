@@ -382,15 +382,16 @@ public final class Errors {
         + " columns (offsets/" + batchId + " does not record spark.sql.streaming.statefulOperator"
         + ".useStrictDistribution=true: the query started on Spark before 3.3), and only the"
         + " query knows which columns those are. Name them with the write option partitioned_by"
-        + " (SQL: SET spark.savepoint.write.partitionedBy=<columns>); " + fits + ". Nothing was"
+        + " (SQL: SET spark.savepoint.write.partitionedBy=<columns>), or run the query once with"
+        + " spark-savepoint's settings, which records them; " + fits + ". Nothing was"
         + " written."));
   }
 
-  /** A {@code partitioned_by} that some stored key contradicts. */
+  /** A partitioning ({@code source}: given or recorded) that some stored key contradicts. */
   public static RuntimeException partitioningMismatch(String path, String uid, String state,
-      String given, long misplaced, String fits) {
+      String source, long misplaced, String fits) {
     return analysis("SAVEPOINT_PARTITIONING_MISMATCH", cannotWrite(path, uid, state,
-        "partitioned_by '" + given + "' places " + misplaced + " stored key(s) in another state"
+        source + " places " + misplaced + " stored key(s) in another state"
         + " partition than the one they live in, so it is not how the query partitions its"
         + " input; " + fits + ". Nothing was written."));
   }

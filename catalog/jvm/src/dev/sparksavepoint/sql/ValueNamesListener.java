@@ -1,9 +1,13 @@
 package dev.sparksavepoint.sql;
 
+import dev.sparksavepoint.checkpoint.KeyPlacement;
+import dev.sparksavepoint.checkpoint.RecordedPartitioning;
 import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.upgrade.QueryNames;
+import dev.sparksavepoint.upgrade.QueryPartitioning;
 import java.io.IOException;
 import java.lang.reflect.Field;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * Records, in the checkpoint of each streaming query this driver runs, the query's names for
  * its aggregations' value columns ({@link ValueNames}: {@code _savepoint/value-names.json}), so
  * that a catalog on the checkpoint shows {@code cnt} and {@code total} instead of Spark's buffer
- * names {@code count} and {@code sum} without being given the query. The names come from the
+ * names {@code count} and {@code sum} without being given the query; and, for a query run
+ * without the strict distribution, the columns that place its operators' keys
+ * ({@link RecordedPartitioning}), so that writes need not be told them. The names come from the
  * plan of the query's first batch ({@link QueryNames}), on its first progress event; the file is
  * rewritten only when they changed. A failure is logged and never reaches the query.
  *
@@ -72,13 +78,24 @@ public final class ValueNamesListener extends StreamingQueryListener {
 
   private static void record(StreamExecution query, IncrementalExecution batch)
       throws IOException {
-    Map<Long, ValueNames.Columns> columns = QueryNames.of(batch.executedPlan());
-    if (columns.isEmpty()) return;
     Configuration conf = query.sparkSession().sessionState().newHadoopConf();
-    if (ValueNames.record(root(query), columns, conf)) {
+    Map<Long, ValueNames.Columns> columns = QueryNames.of(batch.executedPlan());
+    if (!columns.isEmpty() && ValueNames.record(root(query), columns, conf)) {
       LOG.info("Recorded the value column names of query {} in {}/{}: {}", query.id(),
           query.resolvedCheckpointRoot(), ValueNames.FILE, columns);
     }
+    if (strictDistribution(batch)) return;
+    Map<Long, List<String>> placing = QueryPartitioning.of(batch.executedPlan());
+    if (!placing.isEmpty() && RecordedPartitioning.record(root(query), placing, conf)) {
+      LOG.info("Recorded the input partitioning of query {} in {}/{}: {}", query.id(),
+          query.resolvedCheckpointRoot(), RecordedPartitioning.FILE, placing);
+    }
+  }
+
+  /** True when the batch runs with the strict distribution (every query since Spark 3.3). */
+  private static boolean strictDistribution(IncrementalExecution batch) {
+    scala.Option<String> strict = batch.offsetSeqMetadata().conf().get(KeyPlacement.STRICT_CONF);
+    return strict.isDefined() && Boolean.parseBoolean(strict.get());
   }
 
   /** The query's checkpoint folder, qualified (as Spark resolved it). */

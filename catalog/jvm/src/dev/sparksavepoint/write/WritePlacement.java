@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.KeyPlacement;
+import dev.sparksavepoint.checkpoint.RecordedPartitioning;
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.PlacementCheck;
@@ -17,8 +18,9 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * Where a write puts keys ({@link KeyPlacement}): by all key columns on a strict checkpoint;
  * on a non-strict one by the columns the user names (write option {@value #OPTION}, or the SQL
- * conf {@value #CONF}), after checking that they place every stored key where it lives. A
- * write that names none there is refused, with the column sets the stored keys fit.
+ * conf {@value #CONF}) or, without them, those the query recorded when it ran
+ * ({@link RecordedPartitioning}), after checking that they place every stored key where it
+ * lives. A write that knows none there is refused, with the column sets the stored keys fit.
  */
 final class WritePlacement {
   /** The write option that names the columns the query partitioned its input by. */
@@ -48,6 +50,15 @@ final class WritePlacement {
       }
       return KeyPlacement.STRICT;
     }
+    String source = "partitioned_by '" + given + "'";
+    if (given == null) {
+      List<String> recorded = RecordedPartitioning.read(ckpt).get(origin.operator().id());
+      if (recorded != null) {
+        given = String.join(",", recorded);
+        source = "the partitioning '" + given + "' the query recorded when it ran ("
+            + RecordedPartitioning.FILE + ")";
+      }
+    }
     int[] columns = given == null ? null : parse(origin, given, keyNames);
     Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
     StructType key = (StructType) StateSource.schema(read).apply("key").dataType();
@@ -59,7 +70,7 @@ final class WritePlacement {
     }
     long misplaced = check.misplaced(columns);
     if (misplaced > 0) {
-      throw Errors.partitioningMismatch(origin.checkpoint(), uid, origin.state(), given,
+      throw Errors.partitioningMismatch(origin.checkpoint(), uid, origin.state(), source,
           misplaced, check.fits(keyNames));
     }
     return KeyPlacement.given(columns);
