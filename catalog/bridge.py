@@ -224,12 +224,13 @@ def upgrade_check(
         )
 
 
-def value_names(spark: SparkSession, checkpoint: str, query: Any, output_mode: str) -> str:
-    """The names streaming DataFrame ``query`` gives ``checkpoint``'s aggregation value
-    columns, as JSON (operator id -> names in column order)."""
+def query_facts(spark: SparkSession, checkpoint: str, query: Any, output_mode: str) -> str:
+    """What streaming DataFrame ``query`` tells of ``checkpoint``, as JSON: ``valueNames``
+    (operator id -> its aggregation value column names) and ``partitionedBy`` (operator id ->
+    the columns its input is hash partitioned by)."""
     with savepoint_errors():
         return str(
-            _entry(spark).valueNames(_jsession(spark), str(checkpoint), query._jdf, output_mode)
+            _entry(spark).queryFacts(_jsession(spark), str(checkpoint), query._jdf, output_mode)
         )
 
 

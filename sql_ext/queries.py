@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog.errors import BadArguments
-from spark_savepoint.sql_ext.session import value_names_conf
+from spark_savepoint.sql_ext.session import query_conf
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -111,10 +111,11 @@ def query_names_conf(
     queries: Mapping[str, QueryBuilder],
     output_mode: str,
 ) -> dict[str, str]:
-    """The settings that name each catalog's aggregation value columns as its query names them
-    (``queries``: {catalog name: builder}), planned in ``spark`` against its checkpoint
+    """The settings that name each catalog's aggregation value columns as its query names them,
+    and give its writes the query's partitioning (``session.query_conf``; ``queries``: {catalog
+    name: builder}), planned in ``spark`` against its checkpoint
     (``catalogs``: {name: path}), for a session started afterwards (spark-sql, a server)."""
     conf: dict[str, str] = {}
     for name, build in queries.items():
-        conf.update(value_names_conf(spark, catalogs[name], build(spark), output_mode, name))
+        conf.update(query_conf(spark, catalogs[name], build(spark), output_mode, name))
     return conf

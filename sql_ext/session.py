@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
@@ -172,25 +173,31 @@ def attach(
         f"{prefix}.writable": str(bool(writable)).lower(),
         f"{prefix}.sink": sink or "",
         f"{prefix}.valueNames": "",  # the names the query recorded in the checkpoint, if any
+        f"{prefix}.partitionedBy": "",  # likewise its partitioning
     }
     if query is not None:
-        settings.update(value_names_conf(spark, path, query, output_mode, catalog))
+        settings.update(query_conf(spark, path, query, output_mode, catalog))
     for key, value in settings.items():
         spark.conf.set(key, value)
 
 
-def value_names_conf(
+def query_conf(
     spark: SparkSession,
     path: str,
     query: DataFrame,
     output_mode: str = "append",
     catalog: str = DEFAULT_CATALOG,
 ) -> dict[str, str]:
-    """The setting that names the aggregation value columns of catalog ``catalog`` on ``path``
-    as streaming DataFrame ``query`` (run with ``output_mode``) names them, planned in
-    ``spark``: what ``attach(..., query=)`` sets, for a session started later as well."""
-    names = bridge.value_names(spark, path, query, output_mode)
-    return {f"spark.sql.catalog.{catalog}.valueNames": names}
+    """The settings that tell catalog ``catalog`` on ``path`` what streaming DataFrame ``query``
+    (run with ``output_mode``) does, planned in ``spark``: the names of its aggregation value
+    columns, and the columns that place its operators' keys (used by writes when it runs
+    without the strict distribution). What ``attach(..., query=)`` sets, for a session started
+    later as well."""
+    facts = json.loads(bridge.query_facts(spark, path, query, output_mode))
+    return {
+        f"spark.sql.catalog.{catalog}.valueNames": json.dumps(facts["valueNames"]),
+        f"spark.sql.catalog.{catalog}.partitionedBy": json.dumps(facts["partitionedBy"]),
+    }
 
 
 def _load_jar(spark: SparkSession) -> None:

@@ -18,7 +18,12 @@ import pytest
 from spark_savepoint import attach, restore_savepoint, savepoint_errors, take_savepoint
 from spark_savepoint.catalog.errors import BadArguments, RestoreUnsupported, SavepointError
 from tests.support.checkpoint_files import snapshot
-from tests.support.streaming_queries import NON_STRICT_CONFS, StreamingQuery, build
+from tests.support.streaming_queries import (
+    NON_STRICT_CONFS,
+    StreamingQuery,
+    build,
+    repartitioned_agg_query,
+)
 
 CATALOG = "ns"
 TABLE = f"{CATALOG}.agg_0.default"
@@ -206,6 +211,20 @@ def test_sql_names_the_partitioning(spark, non_strict, tmp_path: Path) -> None:
             spark.sql(EDITS["insert_new"][0].format(t=TABLE))
     finally:
         spark.conf.unset("spark.savepoint.write.partitionedBy")
+    assert _restart_touching_every_key(spark, query) == _continued(EDITS["insert_new"][1])
+
+
+def test_the_catalogs_query_tells_the_partitioning(spark, non_strict, tmp_path: Path) -> None:
+    """``attach(..., query=)`` (and ``--query``) plan the query as it runs on the checkpoint."""
+    query = _copy(spark, non_strict["hdfs"], tmp_path, recorded=None)
+    query.input_dir.mkdir()
+    df = repartitioned_agg_query(spark, query.input_dir)
+    attach(spark, str(query.checkpoint), CATALOG, query=df, output_mode="update")
+    assert json.loads(spark.conf.get(f"spark.sql.catalog.{CATALOG}.partitionedBy")) == {
+        "0": ["user"]
+    }
+    with savepoint_errors():
+        spark.sql(EDITS["insert_new"][0].format(t=TABLE))
     assert _restart_touching_every_key(spark, query) == _continued(EDITS["insert_new"][1])
 
 

@@ -24,6 +24,7 @@ import dev.sparksavepoint.sql.SavepointExtensions;
 import dev.sparksavepoint.sql.ValueNamesListener;
 import dev.sparksavepoint.upgrade.PlannedQuery;
 import dev.sparksavepoint.upgrade.QueryNames;
+import dev.sparksavepoint.upgrade.QueryPartitioning;
 import dev.sparksavepoint.upgrade.UpgradeReport;
 import dev.sparksavepoint.write.EditTransaction;
 import java.util.List;
@@ -246,17 +247,23 @@ public final class PythonEntry {
   }
 
   /**
-   * The names streaming Dataset {@code query} gives the value columns of {@code checkpoint}'s
-   * aggregations, as JSON (operator id to names in column order, null: keep), planned as
-   * {@link #upgradeCheck} plans.
+   * What streaming Dataset {@code query} tells of {@code checkpoint}, planned as
+   * {@link #upgradeCheck} plans, as JSON: {@code valueNames}, the names it gives the value
+   * columns of its aggregations (operator id to names in column order, null: keep), and
+   * {@code partitionedBy}, the columns its stateful operators' input is hash partitioned by
+   * (operator id to names; where keys live when it runs without the strict distribution).
    */
-  public static String valueNames(SparkSession spark, String checkpoint,
+  public static String queryFacts(SparkSession spark, String checkpoint,
       org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode) {
     Checkpoint old = Checkpoint.open(checkpoint, spark.sessionState().newHadoopConf());
     PlannedQuery planned = PlannedQuery.plan(spark, query, outputMode, old);
     try {
-      return new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(
-          QueryNames.valueNames(planned)).toString();
+      com.fasterxml.jackson.databind.ObjectMapper json =
+          new com.fasterxml.jackson.databind.ObjectMapper();
+      com.fasterxml.jackson.databind.node.ObjectNode facts = json.createObjectNode();
+      facts.set("valueNames", json.valueToTree(QueryNames.valueNames(planned)));
+      facts.set("partitionedBy", json.valueToTree(QueryPartitioning.of(planned.executed())));
+      return facts.toString();
     } finally {
       planned.delete();
     }

@@ -308,7 +308,30 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
         table.equals("default") ? valueNames(ckpt, batchId, op, schema) : List.of(),
         options, props,
-        new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable()));
+        new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable(),
+            queryPartitioning(op)));
+  }
+
+  /**
+   * The columns the catalog's query partitions {@code op}'s input by, comma-separated, from the
+   * session conf {@code spark.sql.catalog.<name>.partitionedBy} (JSON: operator id to names, set
+   * by {@code attach(..., query=df)} and {@code --query}); null when not given.
+   */
+  private String queryPartitioning(Operator op) {
+    String json = SparkSession.active().conf().get("spark.sql.catalog." + name
+        + ".partitionedBy", "");
+    if (json.isBlank()) return null;
+    try {
+      com.fasterxml.jackson.databind.JsonNode names =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+              .path(Long.toString(op.id()));
+      List<String> columns = new java.util.ArrayList<>();
+      for (com.fasterxml.jackson.databind.JsonNode n : names) columns.add(n.asText());
+      return columns.isEmpty() ? null : String.join(",", columns);
+    } catch (java.io.IOException e) {
+      throw Errors.badArguments(path, "spark.sql.catalog." + name + ".partitionedBy is not"
+          + " JSON: " + e.getMessage());
+    }
   }
 
   /**

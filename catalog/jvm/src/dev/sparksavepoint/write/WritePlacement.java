@@ -18,7 +18,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * Where a write puts keys ({@link KeyPlacement}): by all key columns on a strict checkpoint;
  * on a non-strict one by the columns the user names (write option {@value #OPTION}, or the SQL
- * conf {@value #CONF}) or, without them, those the query recorded when it ran
+ * conf {@value #CONF}), those of the query given to the catalog ({@code --query},
+ * {@code attach(query=)}), or those the query recorded when it ran
  * ({@link RecordedPartitioning}), after checking that they place every stored key where it
  * lives. A write that knows none there is refused, with the column sets the stored keys fit.
  */
@@ -51,6 +52,11 @@ final class WritePlacement {
       return KeyPlacement.STRICT;
     }
     String source = "partitioned_by '" + given + "'";
+    if (given == null && origin.queryPartitioning() != null) {
+      given = origin.queryPartitioning();
+      source = "the partitioning '" + given + "' of the catalog's query (--query, or"
+          + " attach(query=))";
+    }
     if (given == null) {
       List<String> recorded = RecordedPartitioning.read(ckpt).get(origin.operator().id());
       if (recorded != null) {
