@@ -14,11 +14,25 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pyspark.sql import functions as F
 
-from spark_savepoint import attach, restore_savepoint, savepoint_errors, take_savepoint
-from spark_savepoint.catalog.errors import BadArguments, RestoreUnsupported, SavepointError
+from spark_savepoint import (
+    attach,
+    restore_savepoint,
+    savepoint_errors,
+    take_savepoint,
+    upgrade_apply,
+    upgrade_check,
+)
+from spark_savepoint.catalog.errors import (
+    BadArguments,
+    RestoreUnsupported,
+    SavepointError,
+    UpgradeRefused,
+)
 from tests.support.checkpoint_files import snapshot
 from tests.support.streaming_queries import (
+    EVENTS_SCHEMA,
     NON_STRICT_CONFS,
     StreamingQuery,
     build,
@@ -263,3 +277,27 @@ def test_bad_arguments_error_is_one_line(spark, non_strict, tmp_path: Path) -> N
             spark.sql(f"DELETE FROM {TABLE} WHERE user = 'bob'")
     finally:
         spark.conf.unset("spark.savepoint.write.partitionedBy")
+
+
+@pytest.mark.slow
+def test_an_upgrade_must_find_the_stored_keys_where_they_live(spark, tmp_path: Path) -> None:
+    """A changed query that no longer partitions its input by user would look for (user, item)
+    by both columns: refused. One that still does continues from the upgraded state."""
+    query = build(spark, "repartitioned_agg", "rocksdb", tmp_path / "query", confs=NON_STRICT_CONFS)
+    events = spark.readStream.schema(EVENTS_SCHEMA).json(str(query.input_dir))
+    totals = (F.count("*").alias("cnt"), F.sum("amount").alias("total"))
+    unpartitioned = events.groupBy("user", "item").agg(*totals)
+    report = upgrade_check(spark, str(query.checkpoint), unpartitioned, "update")
+    assert report.verdict == "incompatible"
+    assert any("partitions its input by user,item" in reason for reason in report.reasons)
+    with pytest.raises(UpgradeRefused, match="partitions its input by user,item") as refused:
+        with savepoint_errors():
+            upgrade_apply(spark, str(query.checkpoint), str(tmp_path / "v2"), unpartitioned,
+                          "update")  # fmt: skip
+    assert "fit partitioned_by 'user'" in str(refused.value)
+    assert not (tmp_path / "v2").exists()
+    kept = events.repartition("user").groupBy("user", "item").agg(*totals)
+    assert upgrade_check(spark, str(query.checkpoint), kept, "update").verdict == "compatible"
+    shutil.move(query.checkpoint, tmp_path / "v1")  # upgraded in place: the file source's log
+    upgrade_apply(spark, str(tmp_path / "v1"), str(query.checkpoint), kept, "update")
+    assert _restart_touching_every_key(spark, query) == _continued(STORED)

@@ -19,19 +19,25 @@ import org.apache.spark.sql.execution.SparkPlan;
  * dropped), or {@code incompatible} (some state cannot move: {@code reasons} says why).
  */
 public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
-    Map<Long, SparkPlan> planned, int oldSources, int newSources) {
+    Map<Long, SparkPlan> planned, int oldSources, int newSources, List<String> misplaced) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public static final String COMPATIBLE = "compatible";
   public static final String CHANGES = "changes";
   public static final String INCOMPATIBLE = "incompatible";
 
-  /** Why the upgrade cannot be done, beyond the operators' own reasons (or empty). */
+  /**
+   * Why the upgrade cannot be done, beyond the operators' own reasons (or empty): other
+   * sources, or kept state the new query would look for elsewhere ({@link PlacementFit}).
+   */
   public List<String> reasons() {
-    if (oldSources == newSources) return List.of();
-    return List.of("the new query reads " + newSources + " source(s), the checkpoint's "
-        + oldSources + ": Spark pairs a checkpoint's source positions with the query's sources"
-        + " by their order, so the sources must stay the same");
+    List<String> reasons = new java.util.ArrayList<>(misplaced);
+    if (oldSources != newSources) {
+      reasons.add("the new query reads " + newSources + " source(s), the checkpoint's "
+          + oldSources + ": Spark pairs a checkpoint's source positions with the query's"
+          + " sources by their order, so the sources must stay the same");
+    }
+    return reasons;
   }
 
   public String verdict() {
@@ -123,8 +129,8 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
     List<OperatorFit.Side> news = OperatorMatching.sides(planned.scratch(), 0, hadoopConf);
     int oldSources = (int) old.sourcePositions(batch).stream()
         .map(dev.sparksavepoint.checkpoint.SourcePositions.Position::sourceId).distinct().count();
-    return new UpgradeReport(old.location(), batch,
-        OperatorMatching.match(old.location(), olds, news, maps), planned.nodes(), oldSources,
-        planned.sources());
+    List<Pair> pairs = OperatorMatching.match(old.location(), olds, news, maps);
+    return new UpgradeReport(old.location(), batch, pairs, planned.nodes(), oldSources,
+        planned.sources(), PlacementFit.misfits(old, batch, pairs, planned));
   }
 }
