@@ -29,6 +29,13 @@ final class WritePlacement {
   /** The same for SQL: {@code SET spark.savepoint.write.partitionedBy=k1}. */
   static final String CONF = "spark.savepoint.write.partitionedBy";
 
+  /**
+   * Placements already checked against every stored key of a batch (checkpoint, batch and its
+   * commit time, state, columns): the statements of one transaction or script check once.
+   */
+  private static final java.util.Set<String> VERIFIED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private WritePlacement() {}
 
   /**
@@ -66,6 +73,9 @@ final class WritePlacement {
       }
     }
     int[] columns = given == null ? null : parse(origin, given, keyNames);
+    String verified = ckpt.location() + "|" + batchId + "@" + ckpt.commitTimeMs(batchId) + "|"
+        + origin.ref() + "|" + java.util.Arrays.toString(columns);
+    if (columns != null && VERIFIED.contains(verified)) return KeyPlacement.given(columns);
     Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
     StructType key = (StructType) StateSource.schema(read).apply("key").dataType();
     PlacementCheck check = PlacementCheck.run(read, List.of(key.fieldNames()),
@@ -79,6 +89,8 @@ final class WritePlacement {
       throw Errors.partitioningMismatch(origin.checkpoint(), uid, origin.state(), source,
           misplaced, check.fits(keyNames));
     }
+    if (VERIFIED.size() > 1000) VERIFIED.clear();
+    VERIFIED.add(verified);
     return KeyPlacement.given(columns);
   }
 
