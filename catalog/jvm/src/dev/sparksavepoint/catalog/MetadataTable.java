@@ -11,13 +11,16 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code savepoint.metadata}: one row per state table of the checkpoint, computed on the driver
  * from metadata and schema files, then one per query-log table ({@link QueryLogTables}, state
- * kind {@code operator state}, no operator id). Read-only.
+ * kind {@code operator state}, no operator id). Read-only. {@code warnings}: what a reader of the
+ * batch should know that refuses nothing, one line each (log files changed by hand after Spark
+ * wrote them, see {@code Checkpoint.warnings}), the same on every row.
  */
 public final class MetadataTable extends LocalTable {
   public static final String NAME = "metadata";
@@ -42,7 +45,8 @@ public final class MetadataTable extends LocalTable {
       "state_bytes BIGINT",
       "checkpoint STRING",
       "spark_version STRING",
-      "inferred STRING"));
+      "inferred STRING",
+      "warnings ARRAY<STRING>"));
 
   private final Checkpoint checkpoint;
   private final long batchId;
@@ -73,6 +77,8 @@ public final class MetadataTable extends LocalTable {
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);
     String sparkVersion = checkpoint.writtenBy(batchId);
+    List<String> warnings = checkpoint.warnings(batchId);
+    Object warning = new GenericArrayData(warnings.stream().map(LocalTable::str).toArray());
     Map<Long, String> userUids = checkpoint.userUids();
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
@@ -88,7 +94,7 @@ public final class MetadataTable extends LocalTable {
             str(fieldDdl(source, "key")), str(valueDdl(source, names)),
             op.numPartitions(), str(provider), batchId, min, max, bytes,
             str(checkpoint.location()), str(sparkVersion),
-            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred()))}));
+            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred())), warning}));
       }
     }
     for (QueryLogTables.Listed t : QueryLogTables.listed(sink)) {
@@ -96,7 +102,7 @@ public final class MetadataTable extends LocalTable {
           str(t.namespace()), null, null, str(t.namespace()), str(t.table()),
           str(OPERATOR_STATE), str(catalog + "." + t.namespace() + "." + t.table()),
           str(t.keys().toDDL()), str(t.values().toDDL()), null, str(provider), batchId, min,
-          max, null, str(checkpoint.location()), str(sparkVersion), null}));
+          max, null, str(checkpoint.location()), str(sparkVersion), null, warning}));
     }
     return rows.toArray(new InternalRow[0]);
   }

@@ -46,6 +46,8 @@ public final class Checkpoint {
   private final TreeMap<Long, Long> offsets;
   private final Map<Long, List<Operator>> operatorsByBatch = new ConcurrentHashMap<>();
   private volatile Map<Long, String> userUids;
+  /** The metadata file read although its Hadoop checksum file does not match it. */
+  private volatile boolean staleMetadataChecksum;
 
   private Checkpoint(String location, Path root, FileSystem fs, Configuration hadoopConf)
       throws IOException {
@@ -295,8 +297,7 @@ public final class Checkpoint {
   /** The streaming query's id from the checkpoint's metadata file, or null. */
   public java.util.UUID queryId() {
     try {
-      String text = new String(CheckpointFiles.readAll(fs, new Path(root, "metadata")),
-          StandardCharsets.UTF_8);
+      String text = new String(metadataFile(), StandardCharsets.UTF_8);
       return java.util.UUID.fromString(JSON.readTree(text.lines().findFirst().orElse(""))
           .path("id").asText());
     } catch (IOException | RuntimeException e) {
@@ -390,7 +391,7 @@ public final class Checkpoint {
     Path metadata = new Path(root, "metadata");
     try {
       if (fs.exists(metadata)) {
-        String text = new String(CheckpointFiles.readAll(fs, metadata), StandardCharsets.UTF_8);
+        String text = new String(metadataFile(), StandardCharsets.UTF_8);
         if (text.isEmpty()) throw new IOException("the file is empty");
         JSON.readTree(text.lines().findFirst().orElse(""));
       }
@@ -398,6 +399,37 @@ public final class Checkpoint {
       throw Errors.corruptFile(location, "metadata", "the checkpoint", e, "Restore it from a copy"
           + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
     }
+  }
+
+  /** The {@code metadata} file, read as Spark reads it ({@link CheckpointFiles#readAsSpark}). */
+  private byte[] metadataFile() throws IOException {
+    return CheckpointFiles.readAsSpark(fs, new Path(root, "metadata"),
+        () -> staleMetadataChecksum = true);
+  }
+
+  /**
+   * What a reader of batch {@code batchId} should know that refuses nothing, one line each: the
+   * files read for it although their Hadoop checksum files no longer match them ({@code
+   * offsets/N}, {@code commits/N}, {@code metadata}: changed by hand after Spark wrote them).
+   */
+  public List<String> warnings(long batchId) {
+    List<String> lines = new ArrayList<>();
+    for (CheckpointLog log : List.of(offsetLog, commitLog)) {
+      try {
+        if (log.hasStaleChecksum(batchId)) {
+          lines.add(CheckpointLog.staleChecksumLine(log.entryName(batchId)));
+        }
+      } catch (IOException e) {
+        // missing or unreadable: checkLogs reports it
+      }
+    }
+    try {
+      if (fs.exists(new Path(root, "metadata"))) metadataFile();
+    } catch (IOException e) {
+      // checkLogs reports it
+    }
+    if (staleMetadataChecksum) lines.add(CheckpointLog.staleChecksumLine("metadata"));
+    return lines;
   }
 
   private void checkLogEntry(CheckpointLog log, String name, long batchId) {

@@ -83,6 +83,27 @@ public class CheckpointLogTest {
   }
 
   @Test
+  public void readsAnEntryChangedAfterItsChecksumAsSparkDoesAndSaysSo() throws IOException {
+    java.nio.file.Path root = TempFolders.create("checkpoint-log-crc-test");
+    FileSystem fs = FileSystem.getLocal(new Configuration());
+    CheckpointLog log = new CheckpointLog(fs, new Path(root.toUri()), CheckpointLog.OFFSETS);
+    log.create(0, bytes(COMMIT), new Configuration());
+    java.nio.file.Path entry = root.resolve("offsets").resolve("0");
+    assertTrue(Files.exists(root.resolve("offsets").resolve(".0.crc")), "written with a .crc");
+    assertTrue(!log.hasStaleChecksum(0), "a checksum that matches");
+    Files.writeString(entry, COMMIT.replace("0}", "7}")); // by hand: the .crc stays
+    assertThrows(org.apache.hadoop.fs.ChecksumException.class,
+        () -> CheckpointFiles.readAll(fs, new Path(entry.toUri())));
+    CheckpointLog fresh = new CheckpointLog(fs, new Path(root.toUri()), CheckpointLog.OFFSETS);
+    assertEquals(7, fresh.metadata(0).path("nextBatchWatermarkMs").asInt(), "read as Spark");
+    assertTrue(fresh.hasStaleChecksum(0), "the stale checksum is remembered");
+    assertContains("offsets/0 does not match its Hadoop checksum file offsets/.0.crc",
+        CheckpointLog.staleChecksumLine(fresh.entryName(0)));
+    Files.writeString(entry, "v1\n{garbage"); // damaged, not only edited: still refused
+    assertThrows(IOException.class, () -> fresh.metadata(0));
+  }
+
+  @Test
   public void listsEntriesByBatchIdOnly() throws IOException {
     java.nio.file.Path root = TempFolders.create("checkpoint-log-test");
     java.nio.file.Path commits = Files.createDirectories(root.resolve("commits"));
