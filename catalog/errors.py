@@ -54,6 +54,12 @@ class NotACheckpoint(CheckpointNotFound):
     error_class = "SAVEPOINT_NOT_A_CHECKPOINT"
 
 
+class NoCommitLog(SavepointError):
+    """The folder has an offsets/ log and no commits/ log: Spark 2.0 or 2.1 wrote it."""
+
+    error_class = "SAVEPOINT_NO_COMMIT_LOG"
+
+
 class PathNotSet(SavepointError):
     """A catalog was configured without spark.sql.catalog.<name>.path."""
 

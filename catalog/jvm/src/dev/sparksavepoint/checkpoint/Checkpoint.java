@@ -88,9 +88,10 @@ public final class Checkpoint {
       Path root = new Path(location);
       FileSystem fs = root.getFileSystem(hadoopConf);
       if (!fs.exists(root)) throw Errors.noSuchFolder(location);
-      if (!fs.exists(new Path(root, CheckpointLog.OFFSETS))
-          || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
+      boolean offsets = fs.exists(new Path(root, CheckpointLog.OFFSETS));
+      if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
         refuseUnfinished(location, fs, root);
+        if (offsets) refuseWithoutCommitLog(location, fs, root);
         String found = Arrays.stream(fs.listStatus(root))
             .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
             .sorted().limit(10).collect(Collectors.joining(", "));
@@ -102,6 +103,21 @@ public final class Checkpoint {
     } catch (IOException e) {
       throw Errors.io(location, e);
     }
+  }
+
+  /**
+   * SAVEPOINT_NO_COMMIT_LOG when {@code offsets/} has entries and there is no {@code commits/}:
+   * Spark builds both logs when a query is constructed, so only Spark 2.0 and 2.1, which kept no
+   * commit log, leave such a folder.
+   */
+  private static void refuseWithoutCommitLog(String location, FileSystem fs, Path root)
+      throws IOException {
+    TreeMap<Long, Long> planned = new CheckpointLog(fs, root, CheckpointLog.OFFSETS).entries();
+    if (planned.isEmpty()) return;
+    long first = planned.firstKey();
+    long last = planned.lastKey();
+    throw Errors.noCommitLog(location, first == last ? Long.toString(last) : first + ".." + last,
+        last);
   }
 
   /**

@@ -25,6 +25,7 @@ public final class Errors {
   private static final Map<String, String> SQL_STATES = Map.ofEntries(
       Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
       Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NO_COMMIT_LOG", "55000"),
       Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
       Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
       Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
@@ -163,6 +164,23 @@ public final class Errors {
         "'" + path + "' is not a streaming checkpoint: it has no offsets/ and commits/ logs (it"
             + " holds: " + found + "). A checkpoint folder holds metadata, offsets/, commits/ and"
             + " state/.");
+  }
+
+  /**
+   * A checkpoint with an offsets log and no commits log: Spark 2.0 and 2.1 kept none (2.2 added
+   * it); {@code planned} describes the batches offsets/ holds, {@code last} the last of them.
+   */
+  public static RuntimeException noCommitLog(String path, String planned, long last) {
+    String rerun = last > 0 ? "runs batch " + last + ", the last one in offsets/, again on the"
+        + " state of batch " + (last - 1) : "runs batch " + last + " again";
+    return analysis(
+        "SAVEPOINT_NO_COMMIT_LOG",
+        "Checkpoint '" + path + "' has an offsets/ log (batches " + planned + ") and no commits/"
+            + " log: Spark 2.0 and 2.1 kept none (Spark 2.2 added it), and this tool knows which"
+            + " batches committed from commits/ only. Spark 2.2 and later restart it as it is: it"
+            + " " + rerun + ". Restart the query once on Spark 3.0 or later, which writes"
+            + " commits/ (and the state schema files Spark before 3.0 did not), then open the"
+            + " checkpoint again.");
   }
 
   public static RuntimeException noCommittedBatch(String path) {
