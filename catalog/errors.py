@@ -60,6 +60,12 @@ class NoCommitLog(SavepointError):
     error_class = "SAVEPOINT_NO_COMMIT_LOG"
 
 
+class NoStateSchema(SavepointError):
+    """An operator's state has no schema file: Spark before 3.1 recorded none."""
+
+    error_class = "SAVEPOINT_NO_STATE_SCHEMA"
+
+
 class PathNotSet(SavepointError):
     """A catalog was configured without spark.sql.catalog.<name>.path."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import shutil
 import sys
 import urllib.request
@@ -126,11 +127,17 @@ def _refused(error_class: str, reason: str) -> Refusal:
     return Refusal(error_class, reason)
 
 
-NO_SCHEMA = _refused(
-    "SAVEPOINT_CORRUPT_FILE",
-    r"STDS_FAILED_TO_READ_STATE_SCHEMA.*Restore the state folder's _metadata and _stateSchema",
-)
-"""Today's refusal of state that Spark < 3.0 wrote, with no state schema file (issue 30 item 2)."""
+def _no_schema(writer: str, table: str = "op_0.default", file: str = "state/0/0") -> Refusal:
+    """The refusal of state that Spark before 3.1 wrote, with no state schema file."""
+    return _refused(
+        "SAVEPOINT_NO_STATE_SCHEMA",
+        rf"Cannot read or write {re.escape(table)} of .*: its state has no schema file"
+        rf" \({re.escape(file)}/_metadata/schema\)\. Spark {re.escape(writer)} wrote the"
+        r" checkpoint .*Spark before 3\.1 recorded no state schema.*restart the query once on"
+        r" Spark 3\.1 or later",
+    )
+
+
 READ_ONLY = _refused("SAVEPOINT_READ_ONLY_STATE", r"(not supported yet|read-only)")
 JOIN_STORE = _refused("SAVEPOINT_READ_ONLY_STATE", r"a join's internal stores are read-only")
 STORE = {"storeName": "default"}
@@ -175,6 +182,8 @@ _JOIN_351_EDIT = _join(
     ("field0 = 2", "(98, 98, TIMESTAMP '1970-01-01 00:00:21')"),
 )
 _LIMIT = (StateTable("op_0.default", STORE, refused_write=READ_ONLY),)
+_JOIN_TABLES = tuple(StateTable(t.name, t.options) for t in _JOIN_EDIT)
+"""A join's tables, as listed (without schema files they cannot be read)."""
 
 _AGG_40 = "MemoryStream[(Int, Long)].groupBy(_1).count(), update mode; 4 batches of 3 rows"
 _DEDUP_40 = "MemoryStream[(Int, Long)].dropDuplicates(_1); 4 batches of 3 rows"
@@ -231,7 +240,9 @@ GOLDENS: tuple[SparkGolden, ...] = (
         "FlatMapGroupsWithStateSuite",
         "groupByKey(_._1).flatMapGroupsWithState(Update, EventTimeTimeout) keeping the max event"
         " time, watermark 10 s, flatMapGroupsWithState state format 1",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.2 or 2.3"),
+        spark_version="2.2 or 2.3",
     ),
     SparkGolden(
         "checkpoint-version-2.3.1-for-multi-watermark-policy", "2.3.1", "EventTimeWatermarkSuite",
@@ -241,51 +252,69 @@ GOLDENS: tuple[SparkGolden, ...] = (
         "checkpoint-version-2.3.1-streaming-aggregate-state-format-1", "2.3.1",
         "StreamingAggregationSuite",
         "MemoryStream[Int].groupBy(value).agg(count(*)), aggregation state format 1",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.2 or 2.3"),
+        spark_version="2.2 or 2.3",
+        restart=Restart("int", "count_by_value", "update", ((3,), (2,), (1,)),
+                        ((1, 1), (2, 2), (3, 3))),  # fmt: skip
     ),
     SparkGolden(
         "checkpoint-version-2.3.1-without-commit-log-metadata", "2.3.1",
         "EventTimeWatermarkSuite (SPARK-24699)",
         "count per 5 s window with a 10 s watermark; commit entries without watermark (`{}`)",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.2 or 2.3"),
+        spark_version="2.2 or 2.3",
     ),
     SparkGolden(
         "checkpoint-version-2.4.0-streaming-join", "2.4.0", "StreamingJoinSuite (SPARK-26187)",
         "stream-stream inner join on id within 5 s, join state format 1",
-        refusal=NO_SCHEMA,
+        _JOIN_TABLES,
+        refusal=_no_schema("2.4", "join_0.left", "state/0/0/left-keyToNumValues"),
+        spark_version="2.4",
     ),
     SparkGolden(
         "checkpoint-version-2.4.5-for-compatibility-test-common-functions", "2.4.5",
         "StreamingStateStoreFormatCompatibilitySuite",
         "groupBy(value % 5).agg(avg, count, first, last, min, max, sum, collect_list,"
         " collect_set, ...), complete mode",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.4"),
+        spark_version="2.4",
     ),
     SparkGolden(
         "checkpoint-version-2.4.5-for-compatibility-test-deduplicate", "2.4.5",
         "StreamingStateStoreFormatCompatibilitySuite", "dropDuplicates() over all five columns",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.4"),
+        spark_version="2.4",
     ),
     SparkGolden(
         "checkpoint-version-2.4.5-for-compatibility-test-statistical-functions", "2.4.5",
         "StreamingStateStoreFormatCompatibilitySuite",
         "groupBy(value % 5).agg(kurtosis, skewness, approx_count_distinct, stddev, variance,"
         " covar, corr), complete mode",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.4"),
+        spark_version="2.4",
     ),
     SparkGolden(
         "checkpoint-version-2.4.5-for-compatibility-test-sum-decimal", "2.4.5",
         "StreamingStateStoreFormatCompatibilitySuite (SPARK-28067)",
         "groupBy(value % 2).agg(sum(CAST(value AS DECIMAL)), collect_list(value)), complete"
         " mode: Spark 3.1+ refuses its sum buffer on restart",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("2.4"),
+        spark_version="2.4",
     ),
     SparkGolden(
         "checkpoint-version-3.0.0-streaming-statestore-codec", "3.0.0",
         "StateStoreCompatibilitySuite (SPARK-33263)",
         "MemoryStream[Int].groupBy(value).agg(count(*)), update mode, 1 shuffle partition,"
         " before the state store codec setting existed",
-        refusal=NO_SCHEMA,
+        (StateTable("op_0.default", STORE),),
+        refusal=_no_schema("3.0"),
+        spark_version="3.0",
     ),
     SparkGolden(
         "checkpoint-version-3.1.0-flatmapgroupswithstate-repartition", "3.1.0",
@@ -294,7 +323,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         " ProcessingTimeTimeout) counting per key (Spark shuffles again by both key columns)",
         (StateTable("groupstate_0.default", STORE, ("_1", "_2"), "_1 = 'a' AND _2 = 'a'",
                     "('z', 'z', 5L, 11000L)"),),  # fmt: skip
-        spark_version="3.5 or earlier",
+        spark_version="3.1",
     ),
     SparkGolden(
         "checkpoint-version-3.2.0-deduplication-with-repartition", "3.2.0",
@@ -303,6 +332,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         ".dropDuplicates(key1, key2); its value schema records the whole row (SPARK-39650)",
         (StateTable("op_0.default", STORE, ("key1", "key2")),),
         refusal=_refused("SAVEPOINT_CORRUPT_FILE", r"VALUE_ROW_FORMAT_VALIDATION_FAILURE"),
+        spark_version="3.2",
         partitioned_by=("key1",),
     ),
     SparkGolden(
@@ -311,7 +341,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         "as 3.1.0's, with an initial state (c, c, 2) (Spark shuffles again by both key columns)",
         (StateTable("groupstate_0.default", STORE, ("_1", "_2"), "_1 = 'c' AND _2 = 'c'",
                     "('z', 'z', 5L, 11000L)"),),  # fmt: skip
-        spark_version="3.5 or earlier",
+        spark_version="3.2",
     ),
     SparkGolden(
         "checkpoint-version-3.2.0-flatmapgroupswithstate2-repartition", "3.2.0",
@@ -319,7 +349,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         "as 3.1.0's (Spark shuffles again by both key columns)",
         (StateTable("groupstate_0.default", STORE, ("_1", "_2"), "_1 = 'a' AND _2 = 'a'",
                     "('z', 'z', 5L, 11000L)"),),  # fmt: skip
-        spark_version="3.5 or earlier",
+        spark_version="3.2",
     ),
     SparkGolden(
         "checkpoint-version-3.2.0-session-window-with-repartition", "3.2.0",
@@ -328,7 +358,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         " 10 s), sessionId, userId).count(), watermark 30 s, append mode",
         (StateTable("op_0.default", STORE, ("sessionId", "userId", "sessionStartTime"),
                     refused_write=READ_ONLY),),  # fmt: skip
-        spark_version="3.5 or earlier",
+        spark_version="3.2",
         partitioned_by=("userId",),
     ),
     SparkGolden(
@@ -338,7 +368,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         ".groupBy(key1, key2).agg(count(*)), update mode",
         (_agg(("key1", "key2"), "key1 = 3 AND key2 = 6", "(9, 18, 7L)",
               xfail_lookup=NON_STRICT),),  # fmt: skip
-        spark_version="3.5 or earlier",
+        spark_version="3.2",
         partitioned_by=("key1",),
         restart=Restart("int", "agg_key1_key2", "update", ((2,), (3,), (9,)),
                         ((2, 4, 2), (3, 6, 1), (9, 18, 8))),  # fmt: skip
@@ -350,6 +380,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         " while its values are placeholders",
         (StateTable("op_0.default", STORE, ("_1",)),),
         refusal=_refused("SAVEPOINT_CORRUPT_FILE", r"VALUE_ROW_FORMAT_VALIDATION_FAILURE"),
+        spark_version="3.5 or earlier",
     ),
     SparkGolden(
         "checkpoint-version-3.5.1-streaming-deduplication", "3.5.1",
@@ -371,14 +402,14 @@ GOLDENS: tuple[SparkGolden, ...] = (
     *_v40("hdfs"),
     *_v40("rocksdb"),
     SparkGolden(f"{_V2}/dedup", "4.0.0", _STATE_READ_SUITE, _DEDUP_40 + _V2_NOTE,
-                (_dedup("dedup_0", ("_1",), "_1 = 3", "(9)"),), spark_version="4.1",
+                (_dedup("dedup_0", ("_1",), "_1 = 3", "(9)"),), spark_version="4.0",
                 restart=Restart(**{**_DEDUP_RESTART.__dict__, "format_version": 2})),
     SparkGolden(f"{_V2}/join1", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(1) + _V2_NOTE,
-                _JOIN_EDIT, spark_version="4.1"),
+                _JOIN_EDIT, spark_version="4.0"),
     SparkGolden(f"{_V2}/join2", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(2) + _V2_NOTE,
-                _JOIN_EDIT, spark_version="4.1"),
+                _JOIN_EDIT, spark_version="4.0"),
     SparkGolden(f"{_V2}/limit", "4.0.0", _STATE_READ_SUITE, _LIMIT_40 + _V2_NOTE, _LIMIT,
-                spark_version="4.1"),
+                spark_version="4.0"),
     SparkGolden(
         "checkpoint-version-4.0.0-tws-avro", "4.0.0", "OffsetSeqLogSuite",
         "transformWithState with a ValueState countState, avro state encoding; offsets/ edited"

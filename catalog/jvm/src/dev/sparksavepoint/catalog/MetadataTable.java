@@ -48,6 +48,9 @@ public final class MetadataTable extends LocalTable {
       "inferred STRING",
       "warnings ARRAY<STRING>"));
 
+  /** The schema shown for state without a schema file (Spark before 3.1): no key, no value. */
+  private static final StructType NO_SCHEMA = new StructType();
+
   private final Checkpoint checkpoint;
   private final long batchId;
   private final boolean sink;
@@ -83,9 +86,10 @@ public final class MetadataTable extends LocalTable {
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
-        StructType source = StateSource.schema(checkpoint.location(), op, table.getKey(),
-            batchId, table.getValue().options(checkpoint.location(), batchId));
-        List<String> names = table.getKey().equals("default")
+        StructType source = op.hasStateSchema() ? StateSource.schema(checkpoint.location(), op,
+            table.getKey(), batchId, table.getValue().options(checkpoint.location(), batchId))
+            : NO_SCHEMA; // listed all the same; reading it says why not
+        List<String> names = table.getKey().equals("default") && op.hasStateSchema()
             ? valueNames.apply(op, source) : List.of();
         rows.add(new GenericInternalRow(new Object[] {
             str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),
@@ -127,7 +131,7 @@ public final class MetadataTable extends LocalTable {
       parts.add(f.name().equals("value") && f.dataType() instanceof StructType s
           ? named(s, names).toDDL() : f.toDDL());
     }
-    return String.join(", ", parts);
+    return parts.isEmpty() ? null : String.join(", ", parts);
   }
 
   /** {@code value} with its fields renamed by position ({@code names}), when none is nested. */

@@ -304,6 +304,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("state_kind", op.stateKind(table, ref));
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
+    ckpt.checkStateSchema(op, table, batchId);
     StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
     return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
         table.equals("default") ? valueNames(ckpt, batchId, op, schema) : List.of(),

@@ -518,20 +518,33 @@ public final class Checkpoint {
   }
 
   /**
+   * Refuses to read or write state of {@code op} when it has no schema file
+   * ({@link Operator#hasStateSchema}), naming the Spark release that wrote the checkpoint.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_STATE_SCHEMA
+   */
+  public void checkStateSchema(Operator op, String table, long batchId) {
+    if (!op.hasStateSchema()) {
+      throw Errors.noStateSchema(location, op.uid() + "." + table, op.stateSchemaFile(),
+          writtenBy(batchId));
+    }
+  }
+
+  /**
    * Which Spark version wrote {@code batchId} ("4.0", "3.5 or earlier", ...), told by its files
    * (see {@link WriterVersion}).
    */
   public String writtenBy(long batchId) {
     List<Operator> operators = operators(batchId);
     boolean metadata = operators.stream().anyMatch(op -> op.inferred().isEmpty());
-    boolean formatV2;
+    boolean commitWatermark;
     try {
-      formatV2 = CheckpointLog.stateUniqueIds(commitLog.metadata(batchId)) != null;
+      commitWatermark = commitLog.metadata(batchId).has("nextBatchWatermarkMs");
     } catch (IOException e) {
       throw damagedLogEntry(CheckpointLog.COMMITS, batchId, e);
     }
-    return WriterVersion.of(recordedConf(batchId), metadata,
-        !operators.isEmpty() && hasStateChecksums(operators.get(0)), formatV2);
+    return WriterVersion.of(recordedConf(batchId), commitWatermark, metadata,
+        !operators.isEmpty() && hasStateChecksums(operators.get(0)));
   }
 
   /** True when partition 0 of the operator's first store has Spark's state checksum files. */

@@ -43,6 +43,23 @@ public record Operator(
     return properties.hasTimers();
   }
 
+  /**
+   * False when the operator's state has no schema file (Spark before 3.1 wrote none), so that
+   * Spark's state reader cannot decode it.
+   */
+  public boolean hasStateSchema() {
+    return !inferred.contains(OperatorInference.NO_STATE_SCHEMA);
+  }
+
+  /**
+   * The schema file the operator's state lacks when it has none ({@link #hasStateSchema}):
+   * {@code state/<id>/0/_metadata/schema}, under the store's folder for a join.
+   */
+  public String stateSchemaFile() {
+    String store = kind().equals("join") && !storeNames.isEmpty() ? storeNames.get(0) + "/" : "";
+    return "state/" + id + "/0/" + store + OperatorInference.SCHEMA_FILE;
+  }
+
   /** The uid kind of the operator Spark records as {@code name}. */
   public String kind() {
     return switch (name) {

@@ -34,11 +34,15 @@ import scala.jdk.javaapi.CollectionConverters;
  * </ul>
  *
  * <p>Anything else keeps the name {@code unknown} (uid {@code op_<id>}) and is still readable.
- * {@link Operator#inferred()} lists what was inferred.
+ * {@link Operator#inferred()} lists what was inferred, and {@link #NO_STATE_SCHEMA} when partition
+ * 0 has state but no schema file: Spark before 3.1 wrote none (SPARK-27237 added them), and
+ * Spark's state reader cannot decode state without one.
  */
 final class OperatorInference {
   static final String FROM_LAYOUT = "partitions and stores from the folder layout";
   static final String FROM_SCHEMA = "operator kind from the state schema";
+  /** Not an inference but what prevents one: Spark before 3.1 wrote no state schema file. */
+  static final String NO_STATE_SCHEMA = "no state schema file";
 
   private static final Pattern VERSION_FILE =
       Pattern.compile("\\d+\\.(delta|snapshot|zip|changelog)");
@@ -48,6 +52,9 @@ final class OperatorInference {
   private static final Pattern AGG_BUFFER = Pattern.compile(
       "count|sum|isEmpty|max|min|first|last|valueSet|avg|n|m2|m3|m4|xAvg|yAvg|ck|xMk|yMk"
       + "|MS\\[\\d+\\]|buf|every|some|bool_(and|or)|bit_(and|or|xor)|product|.*Buffer.*");
+
+  /** The schema file of a store, in partition 0 (Spark's {@code PARTITION_ID_TO_CHECK_SCHEMA}). */
+  static final String SCHEMA_FILE = "_metadata/schema";
 
   private OperatorInference() {}
 
@@ -67,14 +74,18 @@ final class OperatorInference {
         if (entry.equals("_metadata")) defaultStore = true;
       }
       stores.sort(null);
+      Path schemaFile = null;
       if (!stores.isEmpty()) {
         name = "symmetricHashJoin";
+        schemaFile = new Path(new Path(first, stores.get(0)), SCHEMA_FILE);
       } else if (defaultStore) {
         stores.add("default");
-        StateStoreColFamilySchema schema = readSchema(fs, new Path(first, "_metadata/schema"));
+        schemaFile = new Path(first, SCHEMA_FILE);
+        StateStoreColFamilySchema schema = readSchema(fs, schemaFile);
         if (schema != null) name = kindOf(schema.keySchema(), schema.valueSchema());
       }
       if (!name.equals("unknown")) inferred.add(FROM_SCHEMA);
+      if (schemaFile != null && !fs.exists(schemaFile)) inferred.add(NO_STATE_SCHEMA);
     }
     if (stores.isEmpty()) stores.add("default");
     return new Operator(id, name, 0, partitions.size(), stores, OperatorProperties.NONE,

@@ -26,6 +26,7 @@ public final class Errors {
       Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
       Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
       Map.entry("SAVEPOINT_NO_COMMIT_LOG", "55000"),
+      Map.entry("SAVEPOINT_NO_STATE_SCHEMA", "55000"),
       Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
       Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
       Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
@@ -181,6 +182,22 @@ public final class Errors {
             + " " + rerun + ". Restart the query once on Spark 3.0 or later, which writes"
             + " commits/ (and the state schema files Spark before 3.0 did not), then open the"
             + " checkpoint again.");
+  }
+
+  /**
+   * State with no schema file ({@code file}): Spark before 3.1 recorded none; {@code writer} is
+   * the release the files tell ({@code checkpoint.WriterVersion}).
+   */
+  public static RuntimeException noStateSchema(String path, String table, String file,
+      String writer) {
+    return analysis(
+        "SAVEPOINT_NO_STATE_SCHEMA",
+        "Cannot read or write " + table + " of checkpoint '" + path + "': its state has no"
+            + " schema file (" + file + "). Spark " + writer + " wrote the checkpoint (its"
+            + " offset-log settings and commit entries tell), and Spark before 3.1 recorded no"
+            + " state schema; Spark's state reader needs one to decode the rows. Nothing is"
+            + " damaged: restart the query once on Spark 3.1 or later, which writes the schema"
+            + " file on its first batch, then open the checkpoint again.");
   }
 
   public static RuntimeException noCommittedBatch(String path) {
