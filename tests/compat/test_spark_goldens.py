@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from spark_savepoint import SavepointError, attach, savepoint_errors
+from tests.compat.delta_files import delta_entries
 from tests.compat.golden import as_compared
 from tests.compat.memory_stream import restart
 from tests.compat.spark_goldens import GOLDENS, NON_STRICT, Refusal, SparkGolden, StateTable
@@ -275,3 +276,24 @@ def test_a_restart_on_spark_4_gives_a_checkpoint_without_schema_what_it_lacks(
         options = {"operatorId": uid.rsplit("_", 1)[1], "storeName": state}
         got = spark.table(f"{CATALOG}.{name}").select("*", "partition_id").collect()
         assert as_compared(got) == as_compared(read_state(spark, copy, options)), name
+
+
+@pytest.mark.slow
+def test_an_edit_of_a_3_3_dedup_stores_the_placeholder_spark_3_3_stored(
+    spark, tmp_path: Path
+) -> None:
+    """Spark 3.3's dropDuplicates recorded the whole row as its value schema (SPARK-39650) but
+    stored a placeholder of one null field: an inserted key gets byte for byte the value that
+    Spark 3.3 stored for the keys it saw."""
+    golden = next(g for g in GOLDENS if g.id == "3.3.0-streaming-deduplication")
+    copy = golden.copy(tmp_path / "copy")
+    stored = {v for p in copy.glob("state/0/*/*.delta") for _, v in delta_entries(spark, p, "lz4")}
+    assert len(stored) == 1, "Spark 3.3 stored one placeholder for every key"
+    _attach(spark, copy)
+    spark.conf.set("spark.savepoint.write.force", "true")
+    try:
+        spark.sql(f"INSERT INTO {CATALOG}.dedup_0.default VALUES ('z')")
+    finally:
+        spark.conf.unset("spark.savepoint.write.force")
+    written = [v for p in copy.glob("state/0/*/3.delta") for _, v in delta_entries(spark, p, "lz4")]
+    assert written == list(stored)

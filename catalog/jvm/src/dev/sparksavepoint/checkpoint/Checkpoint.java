@@ -468,7 +468,7 @@ public final class Checkpoint {
     Path opDir = new Path(new Path(root, "state"), Long.toString(id));
     boolean v2 = fs.exists(new Path(new Path(opDir, "_metadata"), "v2"));
     if (!v2 && !fs.exists(new Path(new Path(opDir, "_metadata"), "metadata"))) {
-      return OperatorInference.infer(fs, opDir, id);
+      return OperatorInference.infer(fs, opDir, id, recordedConf(batchId));
     }
     String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
         + " or the latest before it)" : "metadata");

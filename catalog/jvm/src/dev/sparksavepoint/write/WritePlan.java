@@ -272,8 +272,9 @@ public final class WritePlan implements BatchPlan, Serializable {
     }
     if (kind.equals("tws")) return; // per variable: TwsVariable.of
     if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing " + op.name()
-          + " state is not supported yet; writable kinds: streaming aggregation (agg_N),"
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing "
+          + op.description() + " state (Spark's " + op.name() + ") is not supported yet;"
+          + " writable kinds: streaming aggregation (agg_N),"
           + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
           + " (groupstate_N), transformWithState state variables and timers (tws_N).");
     }
