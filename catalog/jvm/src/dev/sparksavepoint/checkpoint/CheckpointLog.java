@@ -154,13 +154,14 @@ public final class CheckpointLog {
 
   /**
    * The state checkpoint ids a commit entry records (checkpoint format v2): operator id to
-   * [partition][store index]; null when it records none (format v1).
+   * [partition][store index]; null when it records none (format v1). An empty object is none
+   * too: Spark 4.0.0 wrote {@code "stateUniqueIds":{}} into every format v1 commit.
    *
    * @throws IOException when {@code stateUniqueIds} is not shaped as Spark writes it
    */
   public static Map<Long, String[][]> stateUniqueIds(JsonNode commit) throws IOException {
     JsonNode ids = commit.path("stateUniqueIds");
-    if (ids.isMissingNode() || ids.isNull()) return null;
+    if (ids.isMissingNode() || ids.isNull() || (ids.isObject() && ids.isEmpty())) return null;
     if (!ids.isObject()) throw new IOException("stateUniqueIds is not a JSON object");
     Map<Long, String[][]> result = new HashMap<>();
     Iterator<Map.Entry<String, JsonNode>> ops = ids.fields();

@@ -279,9 +279,10 @@ public final class Errors {
         "SAVEPOINT_MOVED_CHECKPOINT",
         "Cannot read " + uid + " of checkpoint '" + path + "': its operator metadata names"
             + " state schema files where the checkpoint was written (" + missing + "), and they"
-            + " are gone: Spark records them by absolute path for transformWithState. Read it"
-            + " where it was written, or point the stateSchemaFilePaths of state/<operator>"
-            + "/_metadata/v2/* at this checkpoint's own _stateSchema files.");
+            + " are gone, and not all of them are in this checkpoint's own"
+            + " state/<operator>/_stateSchema/ folder, where a copy keeps them (Spark records"
+            + " them by absolute path for transformWithState). Copy that folder from the"
+            + " original too, or read the checkpoint where it was written.");
   }
 
   /**

@@ -16,14 +16,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 /**
  * Spark's own {@code statestore} data source, the only way state is read: its schema for a set
  * of reader options (from schema and metadata files, no Spark job) and its scans, each run with
- * the checkpoint format version of the batch read ({@link FormatSession}).
+ * the checkpoint format version of the batch read ({@link ReaderSession}).
  */
 public final class StateSource {
   private StateSource() {}
 
   /** The nested schema ({@code key}, {@code value}, ..., {@code partition_id}) of a state. */
   public static StructType schema(Map<String, String> options) {
-    return FormatSession.run(options,
+    return ReaderSession.run(options,
         () -> new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options)));
   }
 
@@ -71,7 +71,7 @@ public final class StateSource {
 
   /** A scan builder of the state reader with {@code options}, for a known {@code schema}. */
   public static ScanBuilder scanBuilder(StructType schema, Map<String, String> options) {
-    return FormatSession.run(options, () -> {
+    return ReaderSession.run(options, () -> {
       SupportsRead table = (SupportsRead) new StateDataSource()
           .getTable(schema, new Transform[0], options);
       return table.newScanBuilder(new CaseInsensitiveStringMap(options));

@@ -55,6 +55,8 @@ public class CheckpointLogTest {
   public void readsStateUniqueIdsByOperatorPartitionAndStore() throws IOException {
     assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT))),
         "format v1");
+    assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(
+        bytes("v1\n{\"nextBatchWatermarkMs\":0,\"stateUniqueIds\":{}}"))), "Spark 4.0.0, v1");
     Map<Long, String[][]> ids =
         CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT_V2)));
     assertEquals(2, ids.size(), "operators");
