@@ -66,6 +66,12 @@ class NoStateSchema(SavepointError):
     error_class = "SAVEPOINT_NO_STATE_SCHEMA"
 
 
+class RefusedBySpark(SavepointError):
+    """State in a format Spark itself refuses to read or restart."""
+
+    error_class = "SAVEPOINT_REFUSED_BY_SPARK"
+
+
 class PathNotSet(SavepointError):
     """A catalog was configured without spark.sql.catalog.<name>.path."""
 

@@ -27,6 +27,9 @@ CHECKPOINT_FORMAT_CONF = "spark.sql.streaming.stateStore.checkpointFormatVersion
 QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
     "count_by_1": lambda df: df.groupBy("_1").count(),
     "count_by_value": lambda df: df.groupBy("value").agg(F.count("*")),
+    "sum_decimal": lambda df: df.selectExpr(
+        "value", "value % 2 AS id", "CAST(value AS DECIMAL) AS dec"
+    ).groupBy("id").agg(F.sum("dec").alias("sum_dec"), F.collect_list("value").alias("col_list")),
     "dedup_1": lambda df: df.dropDuplicates(["_1"]),
     "agg_key1_key2": lambda df: df.select(
         F.col("value").alias("key1"), (F.col("value") * 2).alias("key2"),

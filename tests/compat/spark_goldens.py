@@ -85,6 +85,8 @@ class Restart:
     emitted: tuple[tuple, ...]
     """What the restarted query emits for it, continuing from the edited state."""
     format_version: int = 1
+    spark_refuses: str | None = None
+    """A regex of the error Spark's restart fails with, when Spark itself refuses the state."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,8 @@ class SparkGolden:
     partitioned_by: tuple[str, ...] = ()
     """Columns its state is partitioned by, when fewer than the key (non-strict layout)."""
     restart: Restart | None = None
+    warnings: tuple[str, ...] = ()
+    """Regexes of the lines ``metadata.warnings`` gives, in order."""
     slow: bool = True
     """Outside the fast loop (``-m "not slow"``)."""
 
@@ -169,15 +173,10 @@ def _join(left: tuple[str, str], right: tuple[str, str]) -> tuple[StateTable, ..
     sides = (StateTable("join_0.left", {"joinSide": "left"}, ("field0",), *left),
              StateTable("join_0.right", {"joinSide": "right"}, ("field0",), *right))  # fmt: skip
     stores = tuple(
-        StateTable(
-            f"join_0.{side}_{store}", _store(f"{side}-{store}"), key, refused_write=JOIN_STORE
-        )  # fmt: skip
+        StateTable(f"join_0.{side}_{store}", _store(f"{side}-{store}"), refused_write=JOIN_STORE)
         for side in ("left", "right")
-        for store, key in (
-            ("keyToNumValues", ("field0",)),
-            ("keyWithIndexToValue", ("field0", "index")),
-        )  # fmt: skip
-    )
+        for store in ("keyToNumValues", "keyWithIndexToValue")
+    )  # read only: their rows are the sides' (looked up there)
     return sides + stores
 
 
@@ -210,6 +209,17 @@ _DEDUP_RESTART = Restart(
     "int,bigint", "dedup_1", "append", ((3, 30), (9, 90), (7, 70)), ((3, 30), (7, 70))
 )  # 3 was forgotten, 9 is known, 7 is new
 
+
+_PRE_RELEASE = _refused(
+    "SAVEPOINT_REFUSED_BY_SPARK",
+    r"Cannot read or write tws_0\.countState of .*: a pre-release build of Spark 4\.0\.0 wrote"
+    r" its transformWithState state, in formats no Spark release reads: its operator metadata"
+    r" names the state schema file under stateSchemaFilePath \(file:/Users/.*\), where Spark"
+    r" 4\.0 and later read a list, stateSchemaFilePaths, and find none, and the schema file has"
+    r" no schema ids\. Spark 4\.3's own state reader fails on it too",
+)
+STALE_OFFSETS_1 = r"^offsets/1 does not match its Hadoop checksum file offsets/\.1\.crc"
+JOIN_FORMAT_1 = r"^join_0 keeps join state format 1: Spark 3\.0 and later refuse to restart an"
 
 _DEDUP_351_RESTART = Restart(
     "string,int", "dedup_1", "append", (("a", 5), ("z", 1), ("c", 9)), (("a", 5), ("c", 9))
@@ -289,6 +299,7 @@ GOLDENS: tuple[SparkGolden, ...] = (
         _JOIN_TABLES,
         refusal=_no_schema("2.4", "join_0.left", "state/0/0/left-keyToNumValues"),
         spark_version="2.4",
+        warnings=(JOIN_FORMAT_1,),
     ),
     SparkGolden(
         "checkpoint-version-2.4.5-for-compatibility-test-common-functions", "2.4.5",
@@ -321,7 +332,13 @@ GOLDENS: tuple[SparkGolden, ...] = (
         "groupBy(value % 2).agg(sum(CAST(value AS DECIMAL)), collect_list(value)), complete"
         " mode: Spark 3.1+ refuses its sum buffer on restart",
         (StateTable("op_0.default", STORE),),
-        refusal=_no_schema("2.4"),
+        refusal=_refused(
+            "SAVEPOINT_NO_STATE_SCHEMA",
+            r"restart the query once on Spark 3\.1 or later.* \(unless it keeps a sum of decimals:"
+            r" Spark 3\.1 and later refuse that old buffer on restart, SPARK-28067",
+        ),
+        restart=Restart("int", "sum_decimal", "complete", tuple((i,) for i in range(10, 20)), (),
+                        spark_refuses=r"VALUE_ROW_FORMAT_VALIDATION_FAILURE"),  # fmt: skip
         spark_version="2.4",
     ),
     SparkGolden(
@@ -423,22 +440,30 @@ GOLDENS: tuple[SparkGolden, ...] = (
                 (_dedup("dedup_0", ("_1",), "_1 = 3", "(9)"),), spark_version="4.0",
                 restart=Restart(**{**_DEDUP_RESTART.__dict__, "format_version": 2})),
     SparkGolden(f"{_V2}/join1", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(1) + _V2_NOTE,
-                _JOIN_EDIT, spark_version="4.0"),
+                _JOIN_EDIT, spark_version="4.0", warnings=(JOIN_FORMAT_1,)),
     SparkGolden(f"{_V2}/join2", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(2) + _V2_NOTE,
                 _JOIN_EDIT, spark_version="4.0"),
     SparkGolden(f"{_V2}/limit", "4.0.0", _STATE_READ_SUITE, _LIMIT_40 + _V2_NOTE, _LIMIT,
                 spark_version="4.0"),
     SparkGolden(
         "checkpoint-version-4.0.0-tws-avro", "4.0.0", "OffsetSeqLogSuite",
-        "transformWithState with a ValueState countState, avro state encoding; offsets/ edited"
-        " by hand after it was written (their Hadoop .crc files no longer match)",
-        refusal=_refused("SAVEPOINT_CORRUPT_FILE", r"state schema files of tws_0\.countState"),
+        "transformWithState with a ValueState countState, avro state encoding, by a pre-release"
+        " build (December 2024); offsets/ edited by hand after it was written (their Hadoop"
+        " .crc files no longer match)",
+        (StateTable("tws_0.countState", {"stateVarName": "countState"}),),
+        refusal=_PRE_RELEASE,
+        spark_version="4.0",
+        warnings=(STALE_OFFSETS_1,),
     ),
     SparkGolden(
         "checkpoint-version-4.0.0-tws-unsaferow", "4.0.0", "OffsetSeqLogSuite",
-        "transformWithState with a ValueState countState, unsaferow state encoding; offsets/"
-        " edited by hand after it was written (their Hadoop .crc files no longer match)",
-        refusal=_refused("SAVEPOINT_CORRUPT_FILE", r"state schema files of tws_0\.countState"),
+        "transformWithState with a ValueState countState, unsaferow state encoding, by a"
+        " pre-release build (December 2024); offsets/ edited by hand after it was written"
+        " (their Hadoop .crc files no longer match)",
+        (StateTable("tws_0.countState", {"stateVarName": "countState"}),),
+        refusal=_PRE_RELEASE,
+        spark_version="4.0",
+        warnings=(STALE_OFFSETS_1,),
     ),
     SparkGolden(
         "checkpoint-version-4.0.1-dedup-spark-53942", "4.0.1", "StreamingQuerySuite (SPARK-53942)",

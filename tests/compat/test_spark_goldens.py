@@ -88,6 +88,13 @@ def _listed(spark) -> dict[str, str]:
     return {f"{r.uid}.{r.state}": r.spark_version for r in rows}
 
 
+def _warnings(spark) -> list[str]:
+    """``metadata.warnings``: the same on every row."""
+    rows = spark.sql(f"SELECT DISTINCT warnings FROM {CATALOG}.metadata").collect()
+    assert len(rows) == 1
+    return list(rows[0].warnings)
+
+
 def _assert_refusal(error: BaseException | None, refusal: Refusal) -> None:
     """``error`` is ``refusal``: its class, one line, the reason it gives."""
     assert isinstance(error, SavepointError), f"expected {refusal.error_class}, got {error!r}"
@@ -118,6 +125,10 @@ def test_the_catalog_reads_or_refuses_as_recorded(spark, golden: SparkGolden) ->
     if golden.refusal is None or golden.tables:  # refused reading a table: it was listed first
         assert sorted(listed) == sorted(t.name for t in golden.tables)
         assert set(listed.values()) <= {golden.spark_version}
+        warnings = _warnings(spark)
+        assert len(warnings) == len(golden.warnings), warnings
+        for line, pattern in zip(warnings, golden.warnings, strict=True):
+            assert re.search(pattern, line), f"{pattern!r} not in {line!r}"
 
 
 _REFERENCE: dict[tuple[str, str], list[tuple]] = {}
@@ -266,6 +277,10 @@ def test_a_restart_on_spark_4_gives_a_checkpoint_without_schema_what_it_lacks(
     plan = golden.restart
     assert plan is not None
     copy = golden.copy(tmp_path / "copy")
+    if plan.spark_refuses is not None:  # what the refusal says Spark refuses, it does
+        with pytest.raises(Exception, match=plan.spark_refuses):
+            restart(spark, copy, plan.schema, plan.query, plan.output_mode, plan.rows)
+        return
     emitted = restart(spark, copy, plan.schema, plan.query, plan.output_mode, plan.rows)
     assert emitted == sorted(plan.emitted)
     _attach(spark, copy)

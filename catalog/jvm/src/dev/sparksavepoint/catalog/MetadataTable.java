@@ -48,7 +48,10 @@ public final class MetadataTable extends LocalTable {
       "inferred STRING",
       "warnings ARRAY<STRING>"));
 
-  /** The schema shown for state without a schema file (Spark before 3.1): no key, no value. */
+  /**
+   * The schema shown for state Spark's reader cannot read (no schema file before Spark 3.1, a
+   * pre-release format): no key, no value.
+   */
   private static final StructType NO_SCHEMA = new StructType();
 
   private final Checkpoint checkpoint;
@@ -86,10 +89,11 @@ public final class MetadataTable extends LocalTable {
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
-        StructType source = op.hasStateSchema() ? StateSource.schema(checkpoint.location(), op,
+        boolean readable = checkpoint.stateReadable(op, batchId);
+        StructType source = readable ? StateSource.schema(checkpoint.location(), op,
             table.getKey(), batchId, table.getValue().options(checkpoint.location(), batchId))
             : NO_SCHEMA; // listed all the same; reading it says why not
-        List<String> names = table.getKey().equals("default") && op.hasStateSchema()
+        List<String> names = table.getKey().equals("default") && readable
             ? valueNames.apply(op, source) : List.of();
         rows.add(new GenericInternalRow(new Object[] {
             str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),

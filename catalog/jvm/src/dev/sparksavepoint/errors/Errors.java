@@ -27,6 +27,7 @@ public final class Errors {
       Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
       Map.entry("SAVEPOINT_NO_COMMIT_LOG", "55000"),
       Map.entry("SAVEPOINT_NO_STATE_SCHEMA", "55000"),
+      Map.entry("SAVEPOINT_REFUSED_BY_SPARK", "0A000"),
       Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
       Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
       Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
@@ -189,7 +190,13 @@ public final class Errors {
    * the release the files tell ({@code checkpoint.WriterVersion}).
    */
   public static RuntimeException noStateSchema(String path, String table, String file,
-      String writer) {
+      String writer, boolean joinFormat1) {
+    String refused = table.startsWith("join_")
+        ? (joinFormat1 ? " (unless the join is an outer join: Spark 3.0 and later refuse its"
+            + " join state format 1 on restart, SPARK-26154, so rebuild that state from the"
+            + " query's input)" : "")
+        : " (unless it keeps a sum of decimals: Spark 3.1 and later refuse that old buffer on"
+            + " restart, SPARK-28067, so rebuild that state from the query's input)";
     return analysis(
         "SAVEPOINT_NO_STATE_SCHEMA",
         "Cannot read or write " + table + " of checkpoint '" + path + "': its state has no"
@@ -197,7 +204,17 @@ public final class Errors {
             + " offset-log settings and commit entries tell), and Spark before 3.1 recorded no"
             + " state schema; Spark's state reader needs one to decode the rows. Nothing is"
             + " damaged: restart the query once on Spark 3.1 or later, which writes the schema"
-            + " file on its first batch, then open the checkpoint again.");
+            + " file on its first batch, then open the checkpoint again" + refused + ".");
+  }
+
+  /**
+   * State in a format Spark itself refuses to read or restart; {@code why} names the format,
+   * what Spark does with it and what to do, as one sentence or more.
+   */
+  public static RuntimeException refusedBySpark(String path, String table, String why) {
+    return analysis(
+        "SAVEPOINT_REFUSED_BY_SPARK",
+        "Cannot read or write " + table + " of checkpoint '" + path + "': " + why);
   }
 
   public static RuntimeException noCommittedBatch(String path) {
