@@ -230,7 +230,8 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
     List<StoreSpec> stores = new ArrayList<>();
     for (Operator op : ckpt.operators(n)) {
-      ckpt.checkStateSchema(op, op.tableNames().get(0), n); // every store gets a new version
+      // every store gets a new version, which needs its schema
+      ckpt.checkStateSchema(op, op.tableNames().isEmpty() ? "default" : op.tableNames().get(0), n);
       List<String> names = op.storeNames();
       for (int i = 0; i < names.size(); i++) {
         stores.add(op.kind().equals("tws")
