@@ -2,6 +2,7 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
@@ -89,7 +90,7 @@ public final class MetadataTable extends LocalTable {
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
-        boolean readable = checkpoint.stateReadable(op, batchId);
+        boolean readable = StateReadability.readable(checkpoint, op, batchId);
         StructType source = readable ? StateSource.schema(checkpoint.location(), op,
             table.getKey(), batchId, table.getValue().options(checkpoint.location(), batchId))
             : NO_SCHEMA; // listed all the same; reading it says why not

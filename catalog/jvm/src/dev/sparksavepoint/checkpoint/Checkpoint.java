@@ -446,13 +446,7 @@ public final class Checkpoint {
       // checkLogs reports it
     }
     if (staleMetadataChecksum) lines.add(CheckpointLog.staleChecksumLine("metadata"));
-    for (Operator op : operators(batchId)) {
-      if (op.kind().equals("join") && joinFormat1(batchId)) {
-        lines.add(op.uid() + " keeps join state format 1: Spark 3.0 and later refuse to restart"
-            + " an outer join in that format (SPARK-26154: discard the checkpoint and rerun the"
-            + " query), and restart an inner join.");
-      }
-    }
+    lines.addAll(StateReadability.warnings(this, batchId));
     return lines;
   }
 
@@ -523,58 +517,6 @@ public final class Checkpoint {
       if (status.isDirectory() && status.getPath().getName().matches("\\d+")) n++;
     }
     return n;
-  }
-
-  /**
-   * Refuses to read or write state of {@code op} when it has no schema file
-   * ({@link Operator#hasStateSchema}), naming the Spark release that wrote the checkpoint.
-   *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_STATE_SCHEMA
-   */
-  public void checkStateSchema(Operator op, String table, long batchId) {
-    if (!op.hasStateSchema()) {
-      throw Errors.noStateSchema(location, op.uid() + "." + table, op.stateSchemaFile(),
-          writtenBy(batchId), op.kind().equals("join") ? joinFormat1(batchId) : true);
-    }
-    String preRelease = preReleaseSchemaPath(op, batchId);
-    if (preRelease != null) {
-      throw Errors.refusedBySpark(location, op.uid() + "." + table, "a pre-release build of"
-          + " Spark 4.0.0 wrote its transformWithState state, in formats no Spark release"
-          + " reads: its operator metadata names the state schema file under"
-          + " stateSchemaFilePath (" + preRelease + "), where Spark 4.0 and later read a list,"
-          + " stateSchemaFilePaths, and find none, and the schema file has no schema ids. Spark"
-          + " 4.3's own state reader fails on it too (STDS_FAILED_TO_READ_STATE_SCHEMA, an"
-          + " EOFException once the file is named). Rebuild the state from the query's input"
-          + " with a Spark release, or read it with the build that wrote it.");
-    }
-  }
-
-  /**
-   * True when Spark's state reader can read {@code op}'s state as of {@code batchId}: it has a
-   * schema file, in a format a Spark release reads ({@link #checkStateSchema} says why not).
-   */
-  public boolean stateReadable(Operator op, long batchId) {
-    return op.hasStateSchema() && preReleaseSchemaPath(op, batchId) == null;
-  }
-
-  /** The schema path a pre-release of Spark 4.0.0 recorded for {@code op}, or null. */
-  private String preReleaseSchemaPath(Operator op, long batchId) {
-    if (!op.kind().equals("tws")) return null;
-    try {
-      return PreReleaseTws.schemaPath(fs, new Path(new Path(root, "state"),
-          Long.toString(op.id())), batchId);
-    } catch (IOException | RuntimeException e) {
-      return null; // Spark's reader reports what it cannot read
-    }
-  }
-
-  /**
-   * True when stream-stream joins of batch {@code batchId} keep join state format 1: recorded
-   * so, or not recorded (Spark before 3.0, whose only format it was).
-   */
-  private boolean joinFormat1(long batchId) {
-    return !"2".equals(recordedConf(batchId).get("spark.sql.streaming.join.stateFormatVersion"))
-        && !"3".equals(recordedConf(batchId).get("spark.sql.streaming.join.stateFormatVersion"));
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.ColumnFamilies;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -231,7 +232,8 @@ public final class WritePlan implements BatchPlan, Serializable {
     List<StoreSpec> stores = new ArrayList<>();
     for (Operator op : ckpt.operators(n)) {
       // every store gets a new version, which needs its schema
-      ckpt.checkStateSchema(op, op.tableNames().isEmpty() ? "default" : op.tableNames().get(0), n);
+      String table = op.tableNames().isEmpty() ? "default" : op.tableNames().get(0);
+      StateReadability.check(ckpt, op, table, n);
       List<String> names = op.storeNames();
       for (int i = 0; i < names.size(); i++) {
         stores.add(op.kind().equals("tws")
