@@ -156,7 +156,7 @@ def inspect_checkpoint(
     as_of = "" if batch is None else f" VERSION AS OF {int(batch)}"
     listed = spark.sql(f"SELECT * FROM `{catalog}`.metadata{as_of}").collect()
     meta = [r for r in listed if r.operator_id is not None]
-    warnings = next((r.warnings for r in listed if r.warnings), [])
+    warnings: list[str] = next((r.warnings for r in listed if r.warnings), [])
     # SELECT * and no ORDER BY: the local scan's rows are then collected without a Spark job
     logged = spark.sql(f"SELECT * FROM `{catalog}`.query.batches").collect()
     files = StateFiles.of(bridge.list_files(spark, path.rstrip("/") + "/state"))
