@@ -486,8 +486,13 @@ def outcome(golden: SparkGolden) -> str:
     parts = [f"reads {', '.join(t.name for t in golden.tables)}"]
     if edited:
         parts.append(f"edits {', '.join(edited)}")
-    if golden.restart is not None:
+    if golden.restart is not None and not golden.partitioned_by:
         parts.append("restarts")
+    failing = ["lookups"] if any(t.xfail_lookup for t in golden.tables) else []
+    failing += ["edits"] if edited and golden.partitioned_by else []
+    if failing:
+        parts.append(f"partitioned by {', '.join(golden.partitioned_by)}: {' and '.join(failing)}"
+                     f" are expected failures ({NON_STRICT})")  # fmt: skip
     return "; ".join(parts)
 
 
