@@ -54,6 +54,24 @@ class NotACheckpoint(CheckpointNotFound):
     error_class = "SAVEPOINT_NOT_A_CHECKPOINT"
 
 
+class NoCommitLog(SavepointError):
+    """The folder has an offsets/ log and no commits/ log: Spark 2.0 or 2.1 wrote it."""
+
+    error_class = "SAVEPOINT_NO_COMMIT_LOG"
+
+
+class NoStateSchema(SavepointError):
+    """An operator's state has no schema file: Spark before 3.1 recorded none."""
+
+    error_class = "SAVEPOINT_NO_STATE_SCHEMA"
+
+
+class RefusedBySpark(SavepointError):
+    """State in a format Spark itself refuses to read or restart."""
+
+    error_class = "SAVEPOINT_REFUSED_BY_SPARK"
+
+
 class PathNotSet(SavepointError):
     """A catalog was configured without spark.sql.catalog.<name>.path."""
 

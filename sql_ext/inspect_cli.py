@@ -85,6 +85,7 @@ def summary(inspection: Inspection) -> str:
         f"committed batches kept: {kept}, last commit {inspection.last_commit or '-'}",
         f"state on disk: {human_bytes(sum(op.bytes_on_disk for op in inspection.operators))}"
         f" in {len(inspection.operators)} operator(s)",
+        *(f"warning: {w}" for w in inspection.warnings),
         "",
     ]
     rows = [("uid", "state", "partitions", "rows", "largest", "median", "skew", "on disk",

@@ -114,6 +114,9 @@ class Inspection:
     operators: tuple[OperatorStats, ...]
     batches: tuple[BatchStats, ...]
     rows_counted: bool
+    warnings: tuple[str, ...] = ()
+    """What a reader of the batch should know that refuses nothing (``metadata.warnings``): log
+    files changed by hand after Spark wrote them, which read as Spark reads them."""
 
     @property
     def committed(self) -> list[int]:
@@ -151,11 +154,9 @@ def inspect_checkpoint(
     """
     attach(spark, path, catalog)
     as_of = "" if batch is None else f" VERSION AS OF {int(batch)}"
-    meta = [
-        r
-        for r in spark.sql(f"SELECT * FROM `{catalog}`.metadata{as_of}").collect()
-        if r.operator_id is not None
-    ]
+    listed = spark.sql(f"SELECT * FROM `{catalog}`.metadata{as_of}").collect()
+    meta = [r for r in listed if r.operator_id is not None]
+    warnings: list[str] = next((r.warnings for r in listed if r.warnings), [])
     # SELECT * and no ORDER BY: the local scan's rows are then collected without a Spark job
     logged = spark.sql(f"SELECT * FROM `{catalog}`.query.batches").collect()
     files = StateFiles.of(bridge.list_files(spark, path.rstrip("/") + "/state"))
@@ -174,6 +175,7 @@ def inspect_checkpoint(
         ),
         batches=_batches(logged, files, uids),
         rows_counted=rows,
+        warnings=tuple(warnings),
     )
 
 

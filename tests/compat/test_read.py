@@ -9,13 +9,11 @@ state is the same data), and with the query's own output where the output tells 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from spark_savepoint import attach, savepoint_errors
-from spark_savepoint.catalog.errors import MovedCheckpoint
+from spark_savepoint import attach
 from tests.compat.golden import Golden, as_compared, goldens
 from tests.compat.matrix import cell
 from tests.support.streaming_queries import session_confs
@@ -118,17 +116,6 @@ def test_query_logs_read_as_the_version_wrote_them(spark, golden: Golden, tmp_pa
 
 def _batch(path: Path) -> int:
     return int(path.name)
-
-
-def test_moved_transform_with_state_checkpoint_says_so(spark, tmp_path: Path) -> None:
-    """A copy whose operator metadata still names the schema files where it was built."""
-    golden = next(g for g in goldens() if g.kind == "tws")
-    copy = tmp_path / "moved"
-    shutil.copytree(golden.folder / "checkpoint", copy)
-    attach(spark, str(copy), CATALOG)
-    moved = r"tws_0 .*where the checkpoint was written"
-    with pytest.raises(MovedCheckpoint, match=moved), savepoint_errors():
-        spark.table(f"{CATALOG}.tws_0.count").collect()
 
 
 @pytest.mark.parametrize("case", ["agg-rocksdb", "agg-rocksdb_v2"])

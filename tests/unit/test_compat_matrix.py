@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from tests.compat import spark_goldens
 from tests.compat.edits import EDITS
 from tests.compat.golden import goldens
 from tests.compat.matrix import COLUMNS, MATRIX_FILE, README, readme_table, render, row_key
@@ -26,3 +27,7 @@ def test_every_recorded_check_passed_and_read_only_kinds_record_no_edit() -> Non
         row = matrix[row_key(golden)]
         wanted = COLUMNS if golden.kind in EDITS else ("read",)
         assert row == dict.fromkeys(wanted, True), golden.id
+
+
+def test_readme_table_of_sparks_goldens_is_what_their_suite_asserts() -> None:
+    assert spark_goldens.readme_table(README.read_text()) == "\n".join(spark_goldens.readme_rows())

@@ -213,7 +213,7 @@ final class CheckpointCopy {
         throw Errors.restoreUnsupported(from.location(), op.uid(), "its query placed keys in"
             + " state partitions by the partitioning of its input, not by all key columns"
             + " (offsets/" + n + " does not record spark.sql.streaming.statefulOperator"
-            + ".useStrictDistribution=true: the query started on Spark before 3.3), so a key"
+            + ".useStrictDistribution=true, as for every query started before Spark 3.3), so a key"
             + " rehashed into " + partitions + " partitions would not be where the restarted"
             + " query looks for it; keep the partition count (--partitions "
             + op.numPartitions() + ").");

@@ -124,7 +124,7 @@ public final class EmptySavepoint {
   /** True when commits/n records state checkpoint ids (checkpoint format v2). */
   private static boolean recordsUniqueIds(Checkpoint from, long n) {
     try {
-      return from.commitLog().metadata(n).has("stateUniqueIds");
+      return CheckpointLog.stateUniqueIds(from.commitLog().metadata(n)) != null;
     } catch (IOException e) {
       throw Errors.io(from.location(), e);
     }

@@ -2,6 +2,7 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
@@ -11,13 +12,16 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code savepoint.metadata}: one row per state table of the checkpoint, computed on the driver
  * from metadata and schema files, then one per query-log table ({@link QueryLogTables}, state
- * kind {@code operator state}, no operator id). Read-only.
+ * kind {@code operator state}, no operator id). Read-only. {@code warnings}: what a reader of the
+ * batch should know that refuses nothing, one line each (log files changed by hand after Spark
+ * wrote them, see {@code Checkpoint.warnings}), the same on every row.
  */
 public final class MetadataTable extends LocalTable {
   public static final String NAME = "metadata";
@@ -42,7 +46,14 @@ public final class MetadataTable extends LocalTable {
       "state_bytes BIGINT",
       "checkpoint STRING",
       "spark_version STRING",
-      "inferred STRING"));
+      "inferred STRING",
+      "warnings ARRAY<STRING>"));
+
+  /**
+   * The schema shown for state Spark's reader cannot read (no schema file before Spark 3.1, a
+   * pre-release format): no key, no value.
+   */
+  private static final StructType NO_SCHEMA = new StructType();
 
   private final Checkpoint checkpoint;
   private final long batchId;
@@ -73,13 +84,17 @@ public final class MetadataTable extends LocalTable {
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);
     String sparkVersion = checkpoint.writtenBy(batchId);
+    List<String> warnings = checkpoint.warnings(batchId);
+    Object warning = new GenericArrayData(warnings.stream().map(LocalTable::str).toArray());
     Map<Long, String> userUids = checkpoint.userUids();
     for (Operator op : checkpoint.operators(batchId)) {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
-        StructType source = StateSource.schema(checkpoint.location(), op, table.getKey(),
-            batchId, table.getValue().options(checkpoint.location(), batchId));
-        List<String> names = table.getKey().equals("default")
+        boolean readable = StateReadability.readable(checkpoint, op, batchId);
+        StructType source = readable ? StateSource.schema(checkpoint.location(), op,
+            table.getKey(), batchId, table.getValue().options(checkpoint.location(), batchId))
+            : NO_SCHEMA; // listed all the same; reading it says why not
+        List<String> names = table.getKey().equals("default") && readable
             ? valueNames.apply(op, source) : List.of();
         rows.add(new GenericInternalRow(new Object[] {
             str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),
@@ -88,7 +103,7 @@ public final class MetadataTable extends LocalTable {
             str(fieldDdl(source, "key")), str(valueDdl(source, names)),
             op.numPartitions(), str(provider), batchId, min, max, bytes,
             str(checkpoint.location()), str(sparkVersion),
-            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred()))}));
+            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred())), warning}));
       }
     }
     for (QueryLogTables.Listed t : QueryLogTables.listed(sink)) {
@@ -96,7 +111,7 @@ public final class MetadataTable extends LocalTable {
           str(t.namespace()), null, null, str(t.namespace()), str(t.table()),
           str(OPERATOR_STATE), str(catalog + "." + t.namespace() + "." + t.table()),
           str(t.keys().toDDL()), str(t.values().toDDL()), null, str(provider), batchId, min,
-          max, null, str(checkpoint.location()), str(sparkVersion), null}));
+          max, null, str(checkpoint.location()), str(sparkVersion), null, warning}));
     }
     return rows.toArray(new InternalRow[0]);
   }
@@ -121,7 +136,7 @@ public final class MetadataTable extends LocalTable {
       parts.add(f.name().equals("value") && f.dataType() instanceof StructType s
           ? named(s, names).toDDL() : f.toDDL());
     }
-    return String.join(", ", parts);
+    return parts.isEmpty() ? null : String.join(", ", parts);
   }
 
   /** {@code value} with its fields renamed by position ({@code names}), when none is nested. */

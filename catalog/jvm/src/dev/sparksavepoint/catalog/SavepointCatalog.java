@@ -3,6 +3,7 @@ package dev.sparksavepoint.catalog;
 import dev.sparksavepoint.actions.EmptySavepoint;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.checkpoint.ValueNames;
@@ -304,6 +305,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("state_kind", op.stateKind(table, ref));
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
+    StateReadability.check(ckpt, op, table, batchId);
     StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
     return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
         table.equals("default") ? valueNames(ckpt, batchId, op, schema) : List.of(),

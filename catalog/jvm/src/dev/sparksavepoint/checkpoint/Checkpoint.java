@@ -46,6 +46,8 @@ public final class Checkpoint {
   private final TreeMap<Long, Long> offsets;
   private final Map<Long, List<Operator>> operatorsByBatch = new ConcurrentHashMap<>();
   private volatile Map<Long, String> userUids;
+  /** The metadata file read although its Hadoop checksum file does not match it. */
+  private volatile boolean staleMetadataChecksum;
 
   private Checkpoint(String location, Path root, FileSystem fs, Configuration hadoopConf)
       throws IOException {
@@ -86,9 +88,10 @@ public final class Checkpoint {
       Path root = new Path(location);
       FileSystem fs = root.getFileSystem(hadoopConf);
       if (!fs.exists(root)) throw Errors.noSuchFolder(location);
-      if (!fs.exists(new Path(root, CheckpointLog.OFFSETS))
-          || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
+      boolean offsets = fs.exists(new Path(root, CheckpointLog.OFFSETS));
+      if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
         refuseUnfinished(location, fs, root);
+        if (offsets) refuseWithoutCommitLog(location, fs, root);
         String found = Arrays.stream(fs.listStatus(root))
             .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
             .sorted().limit(10).collect(Collectors.joining(", "));
@@ -100,6 +103,21 @@ public final class Checkpoint {
     } catch (IOException e) {
       throw Errors.io(location, e);
     }
+  }
+
+  /**
+   * SAVEPOINT_NO_COMMIT_LOG when {@code offsets/} has entries and there is no {@code commits/}:
+   * Spark builds both logs when a query is constructed, so only Spark 2.0 and 2.1, which kept no
+   * commit log, leave such a folder.
+   */
+  private static void refuseWithoutCommitLog(String location, FileSystem fs, Path root)
+      throws IOException {
+    TreeMap<Long, Long> planned = new CheckpointLog(fs, root, CheckpointLog.OFFSETS).entries();
+    if (planned.isEmpty()) return;
+    long first = planned.firstKey();
+    long last = planned.lastKey();
+    throw Errors.noCommitLog(location, first == last ? Long.toString(last) : first + ".." + last,
+        last);
   }
 
   /**
@@ -295,8 +313,7 @@ public final class Checkpoint {
   /** The streaming query's id from the checkpoint's metadata file, or null. */
   public java.util.UUID queryId() {
     try {
-      String text = new String(CheckpointFiles.readAll(fs, new Path(root, "metadata")),
-          StandardCharsets.UTF_8);
+      String text = new String(metadataFile(), StandardCharsets.UTF_8);
       return java.util.UUID.fromString(JSON.readTree(text.lines().findFirst().orElse(""))
           .path("id").asText());
     } catch (IOException | RuntimeException e) {
@@ -390,7 +407,7 @@ public final class Checkpoint {
     Path metadata = new Path(root, "metadata");
     try {
       if (fs.exists(metadata)) {
-        String text = new String(CheckpointFiles.readAll(fs, metadata), StandardCharsets.UTF_8);
+        String text = new String(metadataFile(), StandardCharsets.UTF_8);
         if (text.isEmpty()) throw new IOException("the file is empty");
         JSON.readTree(text.lines().findFirst().orElse(""));
       }
@@ -398,6 +415,39 @@ public final class Checkpoint {
       throw Errors.corruptFile(location, "metadata", "the checkpoint", e, "Restore it from a copy"
           + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
     }
+  }
+
+  /** The {@code metadata} file, read as Spark reads it ({@link CheckpointFiles#readAsSpark}). */
+  private byte[] metadataFile() throws IOException {
+    return CheckpointFiles.readAsSpark(fs, new Path(root, "metadata"),
+        () -> staleMetadataChecksum = true);
+  }
+
+  /**
+   * What a reader of batch {@code batchId} should know that refuses nothing, one line each: the
+   * files read for it although their Hadoop checksum files no longer match them ({@code
+   * offsets/N}, {@code commits/N}, {@code metadata}: changed by hand after Spark wrote them), and
+   * joins in a state format whose outer joins Spark refuses to restart.
+   */
+  public List<String> warnings(long batchId) {
+    List<String> lines = new ArrayList<>();
+    for (CheckpointLog log : List.of(offsetLog, commitLog)) {
+      try {
+        if (log.hasStaleChecksum(batchId)) {
+          lines.add(CheckpointLog.staleChecksumLine(log.entryName(batchId)));
+        }
+      } catch (IOException e) {
+        // missing or unreadable: checkLogs reports it
+      }
+    }
+    try {
+      if (fs.exists(new Path(root, "metadata"))) metadataFile();
+    } catch (IOException e) {
+      // checkLogs reports it
+    }
+    if (staleMetadataChecksum) lines.add(CheckpointLog.staleChecksumLine("metadata"));
+    lines.addAll(StateReadability.warnings(this, batchId));
+    return lines;
   }
 
   private void checkLogEntry(CheckpointLog log, String name, long batchId) {
@@ -420,7 +470,7 @@ public final class Checkpoint {
     Path opDir = new Path(new Path(root, "state"), Long.toString(id));
     boolean v2 = fs.exists(new Path(new Path(opDir, "_metadata"), "v2"));
     if (!v2 && !fs.exists(new Path(new Path(opDir, "_metadata"), "metadata"))) {
-      return OperatorInference.infer(fs, opDir, id);
+      return OperatorInference.infer(fs, opDir, id, recordedConf(batchId));
     }
     String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
         + " or the latest before it)" : "metadata");
@@ -476,14 +526,14 @@ public final class Checkpoint {
   public String writtenBy(long batchId) {
     List<Operator> operators = operators(batchId);
     boolean metadata = operators.stream().anyMatch(op -> op.inferred().isEmpty());
-    boolean formatV2;
+    boolean commitWatermark;
     try {
-      formatV2 = CheckpointLog.stateUniqueIds(commitLog.metadata(batchId)) != null;
+      commitWatermark = commitLog.metadata(batchId).has("nextBatchWatermarkMs");
     } catch (IOException e) {
       throw damagedLogEntry(CheckpointLog.COMMITS, batchId, e);
     }
-    return WriterVersion.of(recordedConf(batchId), metadata,
-        !operators.isEmpty() && hasStateChecksums(operators.get(0)), formatV2);
+    return WriterVersion.of(recordedConf(batchId), commitWatermark, metadata,
+        !operators.isEmpty() && hasStateChecksums(operators.get(0)));
   }
 
   /** True when partition 0 of the operator's first store has Spark's state checksum files. */

@@ -9,11 +9,15 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One of a checkpoint's two batch logs: {@code offsets/} (batches planned) or {@code commits/}
@@ -32,8 +36,14 @@ public final class CheckpointLog {
       "spark.sql.streaming.stateStore.checkpointFormatVersion";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.checkpoint");
+  /** Files whose stale checksum was logged: once per file and JVM. */
+  private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
+
   private final FileSystem fs;
   private final Path dir;
+  /** Entries read although their Hadoop checksum file does not match them. */
+  private final Set<Long> staleChecksums = ConcurrentHashMap.newKeySet();
 
   public CheckpointLog(FileSystem fs, Path root, String name) {
     this.fs = fs;
@@ -71,9 +81,44 @@ public final class CheckpointLog {
     return batches;
   }
 
-  /** The bytes of entry {@code batchId}. */
+  /**
+   * The bytes of entry {@code batchId}, read as Spark reads it: also when its Hadoop checksum
+   * file no longer matches ({@link CheckpointFiles#readAsSpark}), which is then remembered
+   * ({@link #hasStaleChecksum}) and logged once per file at WARN.
+   */
   public byte[] bytes(long batchId) throws IOException {
-    return CheckpointFiles.readAll(fs, file(batchId));
+    return CheckpointFiles.readAsSpark(fs, file(batchId), () -> staleChecksum(batchId));
+  }
+
+  /**
+   * True when entry {@code batchId} reads although its Hadoop checksum file ({@code
+   * .<batch>.crc}) does not match it: it was changed after it was written.
+   */
+  public boolean hasStaleChecksum(long batchId) throws IOException {
+    if (!staleChecksums.contains(batchId)) bytes(batchId);
+    return staleChecksums.contains(batchId);
+  }
+
+  /** The name of entry {@code batchId} as a checkpoint's files name it: {@code offsets/3}. */
+  public String entryName(long batchId) {
+    return dir.getName() + "/" + batchId;
+  }
+
+  private void staleChecksum(long batchId) {
+    staleChecksums.add(batchId);
+    if (WARNED.add(file(batchId).toString())) {
+      LOG.warn("savepoint: " + staleChecksumLine(entryName(batchId)) + " (" + file(batchId)
+          + ")");
+    }
+  }
+
+  /** The one line that tells of a log file read although its checksum file does not match. */
+  public static String staleChecksumLine(String entry) {
+    int slash = entry.lastIndexOf('/');
+    String crc = entry.substring(0, slash + 1) + "." + entry.substring(slash + 1) + ".crc";
+    return entry + " does not match its Hadoop checksum file " + crc + ": it was changed after"
+        + " Spark wrote it. Spark's checkpoint file manager reads it without checking, and so"
+        + " does this tool; an edit writes its new entries with checksums of their own.";
   }
 
   /** The JSON line of entry {@code batchId}; IOException when it is damaged. */
@@ -109,13 +154,14 @@ public final class CheckpointLog {
 
   /**
    * The state checkpoint ids a commit entry records (checkpoint format v2): operator id to
-   * [partition][store index]; null when it records none (format v1).
+   * [partition][store index]; null when it records none (format v1). An empty object is none
+   * too: Spark 4.0.0 wrote {@code "stateUniqueIds":{}} into every format v1 commit.
    *
    * @throws IOException when {@code stateUniqueIds} is not shaped as Spark writes it
    */
   public static Map<Long, String[][]> stateUniqueIds(JsonNode commit) throws IOException {
     JsonNode ids = commit.path("stateUniqueIds");
-    if (ids.isMissingNode() || ids.isNull()) return null;
+    if (ids.isMissingNode() || ids.isNull() || (ids.isObject() && ids.isEmpty())) return null;
     if (!ids.isObject()) throw new IOException("stateUniqueIds is not a JSON object");
     Map<Long, String[][]> result = new HashMap<>();
     Iterator<Map.Entry<String, JsonNode>> ops = ids.fields();

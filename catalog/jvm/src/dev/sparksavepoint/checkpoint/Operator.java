@@ -11,7 +11,7 @@ import java.util.Map;
  *
  * <p>Spark has no operator uids, so the uid is the operator's kind plus its operator id:
  * {@code agg_0}, {@code dedup_1}, {@code join_2}, {@code groupstate_3}, {@code tws_4},
- * {@code session_5} ({@code op_N} for anything else). The plain operator id works as a namespace
+ * {@code session_5}, {@code limit_6} ({@code op_N} for anything else). The plain operator id works as a namespace
  * too (it needs backticks in SQL: {@code savepoint.`0`.default}). {@code inferred} lists the facts
  * that were inferred because the checkpoint has no operator metadata (Spark 3.5).
  */
@@ -43,11 +43,38 @@ public record Operator(
     return properties.hasTimers();
   }
 
+  /**
+   * True for a dropDuplicates whose schema file records the whole input row as its value
+   * (Spark 3.2 to 3.4, SPARK-39650) while its rows hold a placeholder of one null field: it is
+   * read and written with the placeholder value Spark 3.5 and later record.
+   */
+  public boolean recordsWholeRowAsValue() {
+    return inferred.contains(OperatorInference.WHOLE_ROW_VALUE);
+  }
+
+  /**
+   * False when the operator's state has no schema file (Spark before 3.1 wrote none), so that
+   * Spark's state reader cannot decode it.
+   */
+  public boolean hasStateSchema() {
+    return !inferred.contains(OperatorInference.NO_STATE_SCHEMA);
+  }
+
+  /**
+   * The schema file the operator's state lacks when it has none ({@link #hasStateSchema}):
+   * {@code state/<id>/0/_metadata/schema}, under the store's folder for a join.
+   */
+  public String stateSchemaFile() {
+    String store = kind().equals("join") && !storeNames.isEmpty() ? storeNames.get(0) + "/" : "";
+    return "state/" + id + "/0/" + store + OperatorInference.SCHEMA_FILE;
+  }
+
   /** The uid kind of the operator Spark records as {@code name}. */
   public String kind() {
     return switch (name) {
       case "stateStoreSave" -> "agg";
       case "sessionWindowStateStoreSaveExec" -> "session";
+      case "globalLimit" -> "limit";
       case "dedupe", "dedupeWithinWatermark" -> "dedup";
       case "symmetricHashJoin" -> "join";
       case "flatMapGroupsWithState", "applyInPandasWithState" -> "groupstate";
@@ -64,6 +91,20 @@ public record Operator(
     if (lower.contains("dedup")) return "dedup";
     if (lower.contains("join")) return "join";
     return "op";
+  }
+
+  /** What the operator is, in words: {@code "session window aggregation"}, Spark's name else. */
+  public String description() {
+    return switch (kind()) {
+      case "agg" -> "streaming aggregation";
+      case "session" -> "session window aggregation";
+      case "dedup" -> "dropDuplicates";
+      case "join" -> "stream-stream join";
+      case "groupstate" -> "groupsWithState";
+      case "tws" -> "transformWithState";
+      case "limit" -> "streaming limit";
+      default -> name;
+    };
   }
 
   public String uid() {
@@ -114,6 +155,7 @@ public record Operator(
         switch (kind()) {
           case "agg": return "aggregation";
           case "session": return "session_window";
+          case "limit": return "limit";
           case "dedup": return "dedup";
           case "join": return "join_store";
           case "groupstate": return "group_state";

@@ -25,6 +25,9 @@ public final class Errors {
   private static final Map<String, String> SQL_STATES = Map.ofEntries(
       Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
       Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
+      Map.entry("SAVEPOINT_NO_COMMIT_LOG", "55000"),
+      Map.entry("SAVEPOINT_NO_STATE_SCHEMA", "55000"),
+      Map.entry("SAVEPOINT_REFUSED_BY_SPARK", "0A000"),
       Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
       Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
       Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
@@ -165,6 +168,55 @@ public final class Errors {
             + " state/.");
   }
 
+  /**
+   * A checkpoint with an offsets log and no commits log: Spark 2.0 and 2.1 kept none (2.2 added
+   * it); {@code planned} describes the batches offsets/ holds, {@code last} the last of them.
+   */
+  public static RuntimeException noCommitLog(String path, String planned, long last) {
+    String rerun = last > 0 ? "runs batch " + last + ", the last one in offsets/, again on the"
+        + " state of batch " + (last - 1) : "runs batch " + last + " again";
+    return analysis(
+        "SAVEPOINT_NO_COMMIT_LOG",
+        "Checkpoint '" + path + "' has an offsets/ log (batches " + planned + ") and no commits/"
+            + " log: Spark 2.0 and 2.1 kept none (Spark 2.2 added it), and this tool knows which"
+            + " batches committed from commits/ only. Spark 2.2 and later restart it as it is: it"
+            + " " + rerun + ". Restart the query once on Spark 3.0 or later, which writes"
+            + " commits/ (and the state schema files Spark before 3.0 did not), then open the"
+            + " checkpoint again.");
+  }
+
+  /**
+   * State with no schema file ({@code file}): Spark before 3.1 recorded none; {@code writer} is
+   * the release the files tell ({@code checkpoint.WriterVersion}).
+   */
+  public static RuntimeException noStateSchema(String path, String table, String file,
+      String writer, boolean joinFormat1) {
+    String refused = table.startsWith("join_")
+        ? (joinFormat1 ? " (unless the join is an outer join: Spark 3.0 and later refuse its"
+            + " join state format 1 on restart, SPARK-26154, so rebuild that state from the"
+            + " query's input)" : "")
+        : " (unless it keeps a sum of decimals: Spark 3.1 and later refuse that old buffer on"
+            + " restart, SPARK-28067, so rebuild that state from the query's input)";
+    return analysis(
+        "SAVEPOINT_NO_STATE_SCHEMA",
+        "Cannot read or write " + table + " of checkpoint '" + path + "': its state has no"
+            + " schema file (" + file + "). Spark " + writer + " wrote the checkpoint (its"
+            + " offset-log settings and commit entries tell), and Spark before 3.1 recorded no"
+            + " state schema; Spark's state reader needs one to decode the rows. Nothing is"
+            + " damaged: restart the query once on Spark 3.1 or later, which writes the schema"
+            + " file on its first batch, then open the checkpoint again" + refused + ".");
+  }
+
+  /**
+   * State in a format Spark itself refuses to read or restart; {@code why} names the format,
+   * what Spark does with it and what to do, as one sentence or more.
+   */
+  public static RuntimeException refusedBySpark(String path, String table, String why) {
+    return analysis(
+        "SAVEPOINT_REFUSED_BY_SPARK",
+        "Cannot read or write " + table + " of checkpoint '" + path + "': " + why);
+  }
+
   public static RuntimeException noCommittedBatch(String path) {
     return analysis(
         "SAVEPOINT_NO_COMMITTED_BATCH",
@@ -244,9 +296,10 @@ public final class Errors {
         "SAVEPOINT_MOVED_CHECKPOINT",
         "Cannot read " + uid + " of checkpoint '" + path + "': its operator metadata names"
             + " state schema files where the checkpoint was written (" + missing + "), and they"
-            + " are gone: Spark records them by absolute path for transformWithState. Read it"
-            + " where it was written, or point the stateSchemaFilePaths of state/<operator>"
-            + "/_metadata/v2/* at this checkpoint's own _stateSchema files.");
+            + " are gone, and not all of them are in this checkpoint's own"
+            + " state/<operator>/_stateSchema/ folder, where a copy keeps them (Spark records"
+            + " them by absolute path for transformWithState). Copy that folder from the"
+            + " original too, or read the checkpoint where it was written.");
   }
 
   /**
@@ -380,7 +433,7 @@ public final class Errors {
     return analysis("SAVEPOINT_UNKNOWN_PARTITIONING", cannotWrite(path, uid, state, "its query"
         + " placed keys in state partitions by the partitioning of its input, not by all key"
         + " columns (offsets/" + batchId + " does not record spark.sql.streaming.statefulOperator"
-        + ".useStrictDistribution=true: the query started on Spark before 3.3), and only the"
+        + ".useStrictDistribution=true, as for every query started before Spark 3.3), and only the"
         + " query knows which columns those are. Name them with the write option partitioned_by"
         + " (SQL: SET spark.savepoint.write.partitionedBy=<columns>), or run the query once with"
         + " spark-savepoint's settings, which records them; " + fits + ". Nothing was"

@@ -15,7 +15,15 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.classic.Dataset;
+import org.apache.spark.sql.classic.Dataset$;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
 
 /**
  * Which sets of key columns place every stored key of a state where it lives: one Spark job
@@ -39,17 +47,19 @@ public final class PlacementCheck {
   }
 
   /**
-   * Checks {@code given} (key column indexes, or null) and every candidate subset of the
-   * {@code keyFields} of the state read with {@code options}, in {@code n} partitions.
+   * Checks {@code given} (key column indexes, or null) and every candidate subset of the key
+   * fields of the state read with {@code options} as {@code schema} (the reader's, from
+   * {@link StateSource#schema}), in {@code n} partitions.
    */
-  public static PlacementCheck run(Map<String, String> options, List<String> keyFields, int n,
+  public static PlacementCheck run(Map<String, String> options, StructType schema, int n,
       int[] given) {
+    List<String> keyFields = List.of(((StructType) schema.apply("key").dataType()).fieldNames());
     List<int[]> candidates = candidates(keyFields.size());
     if (given != null && candidates.stream().noneMatch(c -> Arrays.equals(c, given))) {
       candidates.add(0, given);
     }
-    return FormatSession.run(options, () -> {
-      SparkSession spark = SparkSession.active();
+    return ReaderSession.run(options, () -> {
+      SparkSession spark = (SparkSession) SparkSession.active();
       Column partition = col("partition_id");
       List<Column> misses = new ArrayList<>();
       for (int[] columns : candidates) {
@@ -58,8 +68,12 @@ public final class PlacementCheck {
         Column placed = pmod(hash(key), lit(n));
         misses.add(sum(when(placed.equalTo(partition), 0L).otherwise(1L)));
       }
-      Row row = spark.read().format("statestore").options(options).load()
-          .agg(count(lit(1)), misses.toArray(Column[]::new)).first();
+      SupportsRead table = (SupportsRead) new StateDataSource()
+          .getTable(schema, new Transform[0], options);
+      // the table was made with the reader options; the relation passes none to its scans
+      Dataset<Row> state = Dataset$.MODULE$.ofRows(spark,
+          DataSourceV2Relation.create(table, Option.empty(), Option.empty()));
+      Row row = state.agg(count(lit(1)), misses.toArray(Column[]::new)).first();
       long[] misplaced = new long[candidates.size()];
       for (int i = 0; i < misplaced.length; i++) {
         misplaced[i] = row.isNullAt(i + 1) ? 0 : row.getLong(i + 1);

@@ -2,8 +2,10 @@ package dev.sparksavepoint.upgrade;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.KeyPlacement;
+import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.read.PlacementCheck;
+import dev.sparksavepoint.read.StateSource;
 import dev.sparksavepoint.upgrade.OperatorMatching.Pair;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,10 +61,11 @@ final class PlacementFit {
             + " of its state " + keys;
       }
     }
-    Map<String, String> read = pair.old().op().tables().get(store.storeName()) == null
-        ? null : pair.old().op().tables().get(store.storeName()).options(old.location(), batch);
-    if (read == null) return null;
-    PlacementCheck check = PlacementCheck.run(read, keys, pair.old().op().numPartitions(),
+    StateRef ref = pair.old().op().tables().get(store.storeName());
+    if (ref == null) return null;
+    Map<String, String> read = ref.options(old.location(), batch);
+    PlacementCheck check = PlacementCheck.run(read, StateSource.schema(old.location(),
+        pair.old().op(), store.storeName(), batch, read), pair.old().op().numPartitions(),
         columns);
     long misplaced = check.misplaced(columns);
     if (misplaced == 0) return null;

@@ -77,9 +77,10 @@ final class WritePlacement {
         + origin.ref() + "|" + java.util.Arrays.toString(columns);
     if (columns != null && VERIFIED.contains(verified)) return KeyPlacement.given(columns);
     Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
-    StructType key = (StructType) StateSource.schema(read).apply("key").dataType();
-    PlacementCheck check = PlacementCheck.run(read, List.of(key.fieldNames()),
-        origin.operator().numPartitions(), columns);
+    StructType schema = StateSource.schema(origin.checkpoint(), origin.operator(),
+        origin.state(), batchId, read);
+    PlacementCheck check = PlacementCheck.run(read, schema, origin.operator().numPartitions(),
+        columns);
     if (columns == null) {
       throw Errors.unknownPartitioning(origin.checkpoint(), uid, origin.state(), batchId,
           check.fits(keyNames));

@@ -6,6 +6,7 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.ColumnFamilies;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -230,6 +231,9 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static List<StoreSpec> allStores(Checkpoint ckpt, long n, Configuration hadoopConf) {
     List<StoreSpec> stores = new ArrayList<>();
     for (Operator op : ckpt.operators(n)) {
+      // every store gets a new version, which needs its schema
+      String table = op.tableNames().isEmpty() ? "default" : op.tableNames().get(0);
+      StateReadability.check(ckpt, op, table, n);
       List<String> names = op.storeNames();
       for (int i = 0; i < names.size(); i++) {
         stores.add(op.kind().equals("tws")
@@ -271,8 +275,9 @@ public final class WritePlan implements BatchPlan, Serializable {
     }
     if (kind.equals("tws")) return; // per variable: TwsVariable.of
     if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing " + op.name()
-          + " state is not supported yet; writable kinds: streaming aggregation (agg_N),"
+      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing "
+          + op.description() + " state (Spark's " + op.name() + ") is not supported yet;"
+          + " writable kinds: streaming aggregation (agg_N),"
           + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
           + " (groupstate_N), transformWithState state variables and timers (tws_N).");
     }

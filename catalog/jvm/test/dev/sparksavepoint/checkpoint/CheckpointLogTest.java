@@ -55,6 +55,8 @@ public class CheckpointLogTest {
   public void readsStateUniqueIdsByOperatorPartitionAndStore() throws IOException {
     assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT))),
         "format v1");
+    assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(
+        bytes("v1\n{\"nextBatchWatermarkMs\":0,\"stateUniqueIds\":{}}"))), "Spark 4.0.0, v1");
     Map<Long, String[][]> ids =
         CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT_V2)));
     assertEquals(2, ids.size(), "operators");
@@ -80,6 +82,27 @@ public class CheckpointLogTest {
     assertEquals("new", json.path("stateUniqueIds").path("0").path(0).path(0).asText());
     assertEquals(1, json.path("stateUniqueIds").size(), "old ids replaced");
     assertEquals(0, json.path("nextBatchWatermarkMs").asInt(), "other fields kept");
+  }
+
+  @Test
+  public void readsAnEntryChangedAfterItsChecksumAsSparkDoesAndSaysSo() throws IOException {
+    java.nio.file.Path root = TempFolders.create("checkpoint-log-crc-test");
+    FileSystem fs = FileSystem.getLocal(new Configuration());
+    CheckpointLog log = new CheckpointLog(fs, new Path(root.toUri()), CheckpointLog.OFFSETS);
+    log.create(0, bytes(COMMIT), new Configuration());
+    java.nio.file.Path entry = root.resolve("offsets").resolve("0");
+    assertTrue(Files.exists(root.resolve("offsets").resolve(".0.crc")), "written with a .crc");
+    assertTrue(!log.hasStaleChecksum(0), "a checksum that matches");
+    Files.writeString(entry, COMMIT.replace("0}", "7}")); // by hand: the .crc stays
+    assertThrows(org.apache.hadoop.fs.ChecksumException.class,
+        () -> CheckpointFiles.readAll(fs, new Path(entry.toUri())));
+    CheckpointLog fresh = new CheckpointLog(fs, new Path(root.toUri()), CheckpointLog.OFFSETS);
+    assertEquals(7, fresh.metadata(0).path("nextBatchWatermarkMs").asInt(), "read as Spark");
+    assertTrue(fresh.hasStaleChecksum(0), "the stale checksum is remembered");
+    assertContains("offsets/0 does not match its Hadoop checksum file offsets/.0.crc",
+        CheckpointLog.staleChecksumLine(fresh.entryName(0)));
+    Files.writeString(entry, "v1\n{garbage"); // damaged, not only edited: still refused
+    assertThrows(IOException.class, () -> fresh.metadata(0));
   }
 
   @Test
