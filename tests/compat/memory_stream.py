@@ -31,12 +31,32 @@ QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
         "value", "value % 2 AS id", "CAST(value AS DECIMAL) AS dec"
     ).groupBy("id").agg(F.sum("dec").alias("sum_dec"), F.collect_list("value").alias("col_list")),
     "dedup_1": lambda df: df.dropDuplicates(["_1"]),
+    "self_join": lambda df: _self_join(df),
     "agg_key1_key2": lambda df: df.select(
         F.col("value").alias("key1"), (F.col("value") * 2).alias("key2"),
         (F.col("value") * 3).alias("value"),
     ).repartition("key1").groupBy("key1", "key2").agg(F.count("*").alias("count")),
 }  # fmt: skip
 """The queries of the goldens, by name: the stream's DataFrame -> the streaming query."""
+
+
+def _self_join(df: DataFrame) -> DataFrame:
+    """StateDataSourceTestBase's stream-stream join of a ``MemoryStream[(Int, Long)]`` with
+    itself: ids joined within 5 s of event time, the right side only even ids."""
+    rows = df.select(F.col("_1").alias("value"), F.timestamp_seconds("_2").alias("timestamp"))
+    left = rows.select(F.col("value").alias("leftId"), F.col("timestamp").alias("leftTime"))
+    right = rows.where(F.col("value") % 2 == 0).select(
+        F.col("value").alias("rightId"), F.col("timestamp").alias("rightTime")
+    )
+    condition = (
+        "rightId = leftId AND rightTime >= leftTime AND rightTime <= leftTime + interval 5 seconds"
+    )
+    return (
+        left.withWatermark("leftTime", "5 seconds")
+        .join(right.withWatermark("rightTime", "5 seconds"), F.expr(condition), "inner")
+        .select("leftId", F.col("leftTime").cast("int"), "rightId", F.col("rightTime").cast("int"))
+    )
+
 
 _ENCODERS = {"int": "scalaInt", "bigint": "scalaLong", "string": "STRING"}
 """Encoders of the stream's columns: Scala's primitives, as `MemoryStream[(Int, Long)]` has."""

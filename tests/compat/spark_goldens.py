@@ -178,8 +178,8 @@ def _join(left: tuple[str, str], right: tuple[str, str]) -> tuple[StateTable, ..
 
 
 _JOIN_EDIT = _join(
-    ("field0 = 10", "(99, 99, TIMESTAMP '1970-01-01 00:00:20')"),
-    ("field0 = 10", "(98, 98, TIMESTAMP '1970-01-01 00:00:21')"),
+    ("field0 = 10", "(98, 98, TIMESTAMP '1970-01-01 00:00:20')"),
+    ("field0 = 10", "(96, 96, TIMESTAMP '1970-01-01 00:00:21')"),
 )
 _JOIN_351_EDIT = _join(
     ("field0 = 2", "(99, 99, TIMESTAMP '1970-01-01 00:00:20')"),
@@ -202,6 +202,13 @@ _STATE_READ_SUITE = "StateDataSourceReadSuite (testSnapshotOn*State)"
 _AGG_RESTART = Restart(
     "int,bigint", "count_by_1", "update", ((3, 3), (9, 9)), ((3, 1), (9, 8))
 )  # the deleted key 3 counts anew, the inserted key 9 (count 7) goes on
+_JOIN_RESTART = Restart(
+    "int,bigint",
+    "self_join",
+    "append",
+    ((98, 21), (10, 10)),
+    ((98, 20, 98, 21), (98, 21, 98, 21), (10, 10, 10, 10), (10, 10, 10, 10)),
+)  # the edit removed left 10 and added left (98, 20 s): both show; right 10 is still there
 _DEDUP_RESTART = Restart(
     "int,bigint", "dedup_1", "append", ((3, 30), (9, 90), (7, 70)), ((3, 30), (7, 70))
 )  # 3 was forgotten, 9 is known, 7 is new
@@ -236,9 +243,9 @@ def _v40(provider: str) -> tuple[SparkGolden, ...]:
                     (_dedup("dedup_0", ("_1",), "_1 = 3", "(9)"),), spark_version="4.0",
                     restart=_DEDUP_RESTART),
         SparkGolden(f"{root}/join1", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(1),
-                    _JOIN_EDIT, spark_version="4.0"),
+                    _JOIN_EDIT, spark_version="4.0", restart=_JOIN_RESTART),
         SparkGolden(f"{root}/join2", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(2),
-                    _JOIN_EDIT, spark_version="4.0"),
+                    _JOIN_EDIT, spark_version="4.0", restart=_JOIN_RESTART),
         SparkGolden(f"{root}/limit", "4.0.0", _STATE_READ_SUITE, _LIMIT_40, _LIMIT,
                     spark_version="4.0"),
     )  # fmt: skip
@@ -438,9 +445,11 @@ GOLDENS: tuple[SparkGolden, ...] = (
                 (_dedup("dedup_0", ("_1",), "_1 = 3", "(9)"),), spark_version="4.0",
                 restart=Restart(**{**_DEDUP_RESTART.__dict__, "format_version": 2})),
     SparkGolden(f"{_V2}/join1", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(1) + _V2_NOTE,
-                _JOIN_EDIT, spark_version="4.0", warnings=(JOIN_FORMAT_1,)),
+                _JOIN_EDIT, spark_version="4.0", warnings=(JOIN_FORMAT_1,),
+                restart=Restart(**{**_JOIN_RESTART.__dict__, "format_version": 2})),
     SparkGolden(f"{_V2}/join2", "4.0.0", _STATE_READ_SUITE, _JOIN_40.format(2) + _V2_NOTE,
-                _JOIN_EDIT, spark_version="4.0"),
+                _JOIN_EDIT, spark_version="4.0",
+                restart=Restart(**{**_JOIN_RESTART.__dict__, "format_version": 2})),
     SparkGolden(f"{_V2}/limit", "4.0.0", _STATE_READ_SUITE, _LIMIT_40 + _V2_NOTE, _LIMIT,
                 spark_version="4.0"),
     SparkGolden(
