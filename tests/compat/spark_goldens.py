@@ -373,6 +373,8 @@ GOLDENS: tuple[SparkGolden, ...] = (
                 reader_schema=_PLACEHOLDER.format("key1 INT, key2 INT")),),  # fmt: skip
         spark_version="3.2",
         partitioned_by=("key1",),
+        restart=Restart("int", "dedup_key1_key2", "append", ((3,), (9,), (7,)),
+                        ((3, 6, 9), (7, 14, 21))),  # fmt: skip
     ),
     SparkGolden(
         "checkpoint-version-3.2.0-flatmapgroupswithstate1-repartition", "3.2.0",
