@@ -32,6 +32,9 @@ QUERIES: dict[str, Callable[[DataFrame], DataFrame]] = {
     ).groupBy("id").agg(F.sum("dec").alias("sum_dec"), F.collect_list("value").alias("col_list")),
     "dedup_1": lambda df: df.dropDuplicates(["_1"]),
     "self_join": lambda df: _self_join(df),
+    "dedup_pairs": lambda df: df.select(
+        F.col("value").alias("key1"), (F.col("value") * 2).alias("key2")
+    ).dropDuplicates(["key1", "key2"]),
     "dedup_key1_key2": lambda df: df.select(
         F.col("value").alias("key1"), (F.col("value") * 2).alias("key2"),
         (F.col("value") * 3).alias("value"),
