@@ -195,6 +195,19 @@ def _expected_partition(spark, golden: SparkGolden, table: StateTable, partition
     ).first()[0]
 
 
+def _delete_and_insert(spark, golden: SparkGolden, table: StateTable) -> None:
+    """The golden's edit of ``table`` on the attached copy: DELETE one key, INSERT one row
+    (forced: Spark's suites left no run record; with the golden's ``partitioned_by``)."""
+    name = f"{CATALOG}.{table.name}"
+    spark.conf.set("spark.savepoint.write.force", "true")
+    try:
+        with savepoint_errors():
+            spark.sql(f"DELETE FROM {name}{_with_options(golden)} WHERE {table.delete}")
+            spark.sql(f"INSERT INTO {name}{_with_options(golden)} VALUES {table.insert}")
+    finally:
+        spark.conf.unset("spark.savepoint.write.force")
+
+
 @pytest.mark.parametrize(("golden", "table"), EDIT_PARAMS)
 def test_a_delete_and_an_insert_read_back_with_sparks_reader(
     spark, golden: SparkGolden, table: StateTable, tmp_path: Path
@@ -214,13 +227,7 @@ def test_a_delete_and_an_insert_read_back_with_sparks_reader(
     added = as_compared(
         spark.sql(f"SELECT *, {partition} AS partition_id FROM VALUES {table.insert}").collect()
     )
-    spark.conf.set("spark.savepoint.write.force", "true")
-    try:
-        with savepoint_errors():
-            spark.sql(f"DELETE FROM {name}{_with_options(golden)} WHERE {table.delete}")
-            spark.sql(f"INSERT INTO {name}{_with_options(golden)} VALUES {table.insert}")
-    finally:
-        spark.conf.unset("spark.savepoint.write.force")
+    _delete_and_insert(spark, golden, table)
     after = _reference(spark, golden, table, copy)
     assert after == sorted([r for r in before if r not in deleted] + added)
 
@@ -252,14 +259,7 @@ def test_the_restarted_query_continues_from_the_edit(
     table = next(t for t in golden.tables if t.delete is not None)
     copy = golden.copy(tmp_path / "copy")
     _attach(spark, copy)
-    spark.conf.set("spark.savepoint.write.force", "true")
-    try:
-        with savepoint_errors():
-            name = f"{CATALOG}.{table.name}"
-            spark.sql(f"DELETE FROM {name}{_with_options(golden)} WHERE {table.delete}")
-            spark.sql(f"INSERT INTO {name}{_with_options(golden)} VALUES {table.insert}")
-    finally:
-        spark.conf.unset("spark.savepoint.write.force")
+    _delete_and_insert(spark, golden, table)
     emitted = restart(spark, copy, plan.schema, plan.query, plan.output_mode, plan.rows,
                       plan.format_version)  # fmt: skip
     assert emitted == sorted(plan.emitted)

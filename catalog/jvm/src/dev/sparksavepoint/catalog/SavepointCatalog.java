@@ -316,38 +316,35 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
 
   /**
    * The columns the catalog's query partitions {@code op}'s input by, comma-separated, from the
-   * session conf {@code spark.sql.catalog.<name>.partitionedBy} (JSON: operator id to names, set
-   * by {@code attach(..., query=df)} and {@code --query}); null when not given.
+   * session conf {@code spark.sql.catalog.<name>.partitionedBy} ({@link #queryNames}); null when
+   * not given.
    */
   private String queryPartitioning(Operator op) {
-    String json = SparkSession.active().conf().get("spark.sql.catalog." + name
-        + ".partitionedBy", "");
-    if (json.isBlank()) return null;
-    try {
-      com.fasterxml.jackson.databind.JsonNode names =
-          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
-              .path(Long.toString(op.id()));
-      List<String> columns = new java.util.ArrayList<>();
-      for (com.fasterxml.jackson.databind.JsonNode n : names) columns.add(n.asText());
-      return columns.isEmpty() ? null : String.join(",", columns);
-    } catch (java.io.IOException e) {
-      throw Errors.badArguments(path, "spark.sql.catalog." + name + ".partitionedBy is not"
-          + " JSON: " + e.getMessage());
-    }
+    List<String> columns = queryNames("partitionedBy", op);
+    return columns == null || columns.isEmpty() ? null : String.join(",", columns);
   }
 
   /**
    * The query's names for aggregation {@code op}'s value columns ({@code schema}: the state
-   * reader's): from the session conf {@code spark.sql.catalog.<name>.valueNames} (JSON: operator
-   * id to names, set by {@code attach(..., query=df)} and {@code --query}), else those the query
-   * recorded in the checkpoint when they fit it ({@link ValueNames#fitting}); empty: Spark's
-   * (always for other operators than aggregations).
+   * reader's): from the session conf {@code spark.sql.catalog.<name>.valueNames}
+   * ({@link #queryNames}), else those the query recorded in the checkpoint when they fit it
+   * ({@link ValueNames#fitting}); empty: Spark's (always for other operators than aggregations).
    */
   private List<String> valueNames(Checkpoint ckpt, long batchId, Operator op, StructType schema) {
     if (!op.kind().equals("agg")) return List.of();
-    String json = SparkSession.active().conf().get("spark.sql.catalog." + name + ".valueNames",
-        "");
-    if (json.isBlank()) return ValueNames.fitting(ckpt, batchId, op, schema);
+    List<String> names = queryNames("valueNames", op);
+    return names == null ? ValueNames.fitting(ckpt, batchId, op, schema) : names;
+  }
+
+  /**
+   * {@code op}'s list in the session conf {@code spark.sql.catalog.<name>.<key>}: JSON, operator
+   * id to names (a JSON null stays null), set by {@code attach(..., query=df)} and
+   * {@code --query}; null when the conf is not set, empty when it names no such operator.
+   */
+  private List<String> queryNames(String key, Operator op) {
+    String conf = "spark.sql.catalog." + name + "." + key;
+    String json = SparkSession.active().conf().get(conf, "");
+    if (json.isBlank()) return null;
     try {
       com.fasterxml.jackson.databind.JsonNode names =
           new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
@@ -358,8 +355,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
       }
       return result;
     } catch (java.io.IOException e) {
-      throw Errors.badArguments(path, "spark.sql.catalog." + name + ".valueNames is not JSON: "
-          + e.getMessage());
+      throw Errors.badArguments(path, conf + " is not JSON: " + e.getMessage());
     }
   }
 
