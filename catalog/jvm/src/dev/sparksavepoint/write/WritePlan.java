@@ -129,13 +129,16 @@ public final class WritePlan implements BatchPlan, Serializable {
   public static WritePlan prepare(SparkSession spark, TableOrigin origin, boolean force) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoopConf);
-    List<String> notices = new ArrayList<>(completeAbandoned(ckpt));
     Operator op = origin.operator();
+    // what can never be written is refused first, whatever the query does
+    checkWritable(ckpt.location(), op, origin);
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
-    long loaded = ckpt.lastCommitted();
     boolean dryRun = Boolean.parseBoolean(
         spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
+    // a dry run changes nothing, not even what dead writers left
+    List<String> notices = dryRun ? new ArrayList<>() : new ArrayList<>(completeAbandoned(ckpt));
+    long loaded = ckpt.lastCommitted();
     if (ckpt.lastPlanned() > loaded) {
       // a transaction's statement completes it too (then the transaction starts from it)
       String completed = dryRun ? null : EmptyBatch.completeInterruptedEdit(spark, ckpt, false);
@@ -154,7 +157,6 @@ public final class WritePlan implements BatchPlan, Serializable {
           "batch " + last
           + " was committed after the statement read the table at batch " + origin.batchId());
     }
-    checkWritable(ckpt.location(), op, origin);
     List<StoreSpec> stores = allStores(ckpt, last, hadoopConf);
     boolean join = op.kind().equals("join");
     String editedStore = op.kind().equals("tws") ? "default"
