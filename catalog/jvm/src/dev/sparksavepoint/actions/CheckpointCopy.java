@@ -12,16 +12,17 @@ import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.OperatorUids;
-import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.checkpoint.RecordedPartitioning;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.write.CopiedPartition;
-import dev.sparksavepoint.write.ImagePlan;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.write.ImagePlan;
 import dev.sparksavepoint.write.StateImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -124,7 +125,7 @@ final class CheckpointCopy {
           "Remove the file or restore it from a copy.");
     }
     String provider = changes.provider() == null
-        ? from.recordedConf(n).getOrDefault(ImagePlan.PROVIDER_CONF, CopyChanges.HDFS)
+        ? from.recordedConf(n).getOrDefault(StoreProviders.PROVIDER_CONF, CopyChanges.HDFS)
         : CopyChanges.providerClass(from.location(), changes.provider());
     boolean ids = hasUniqueIds(from, n);
     List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
@@ -424,7 +425,7 @@ final class CheckpointCopy {
     ObjectNode conf = metadata.has("conf") ? (ObjectNode) metadata.get("conf")
         : metadata.putObject("conf");
     if (partitions > 0) conf.put(PARTITIONS_CONF, Integer.toString(partitions));
-    if (provider != null) conf.put(ImagePlan.PROVIDER_CONF, provider);
+    if (provider != null) conf.put(StoreProviders.PROVIDER_CONF, provider);
     lines[1] = JSON.writeValueAsString(metadata);
     return String.join("\n", lines).getBytes(StandardCharsets.UTF_8);
   }

@@ -3,6 +3,7 @@ package dev.sparksavepoint.catalog;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.write.WatermarkEdit;
 import java.io.IOException;
@@ -90,7 +91,7 @@ final class BatchesTable extends EditableLocalTable {
           committed ? nextWatermark(b) : null,
           partitions == null ? null : Integer.valueOf(partitions),
           str(MetadataTable.shortProvider(conf.getOrDefault(
-              "spark.sql.streaming.stateStore.providerClass", ""))),
+              StoreProviders.PROVIDER_CONF, ""))),
           map(conf)}));
     }
     return rows.toArray(new InternalRow[0]);

@@ -2,8 +2,8 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.FlatScan;
+import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.StateScanBuilder;
 import dev.sparksavepoint.read.StateSource;
 import dev.sparksavepoint.write.EditTransaction;

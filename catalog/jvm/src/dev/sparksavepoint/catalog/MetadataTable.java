@@ -4,6 +4,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -79,7 +80,7 @@ public final class MetadataTable extends LocalTable {
   protected InternalRow[] rows() {
     List<InternalRow> rows = new ArrayList<>();
     String provider = shortProvider(checkpoint.recordedConf(batchId)
-        .getOrDefault("spark.sql.streaming.stateStore.providerClass", ""));
+        .getOrDefault(StoreProviders.PROVIDER_CONF, ""));
     List<Long> committed = checkpoint.committedBatches();
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);

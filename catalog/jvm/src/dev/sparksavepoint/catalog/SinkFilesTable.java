@@ -1,7 +1,7 @@
 package dev.sparksavepoint.catalog;
 
-import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.FileLogs.SinkFile;
+import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.ArrayList;

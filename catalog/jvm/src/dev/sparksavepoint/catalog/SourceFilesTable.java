@@ -1,10 +1,10 @@
 package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
-import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
-import dev.sparksavepoint.checkpoint.SourcePositions;
+import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
+import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.write.SeenFilesEdit;
 import java.io.IOException;

@@ -18,8 +18,8 @@ import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpe
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
-import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker$;
+import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaMetadata$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;

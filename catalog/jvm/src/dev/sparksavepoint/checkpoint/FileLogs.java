@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.runtime.FileStreamSource.FileEntry;
 import org.apache.spark.sql.execution.streaming.runtime.FileStreamSourceLog;
 import org.apache.spark.sql.execution.streaming.sinks.FileStreamSinkLog;
 import org.apache.spark.sql.execution.streaming.sinks.SinkFileStatus;
-import org.apache.spark.sql.classic.SparkSession;
 import scala.Option;
 import scala.Tuple2;
 

@@ -46,6 +46,9 @@ public final class StoreProviders {
   public static final String CHANGELOG_CHECKPOINTING =
       "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled";
 
+  /** The provider conf: which {@code StateStoreProvider} class a store uses. */
+  public static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
+
   /**
    * The settings that keep a provider from reporting to a {@code StateStoreCoordinator}: commit
    * validation (each commit reported, for the query's driver to check all partitions

@@ -23,6 +23,16 @@ public record StoreSpec(
     this(operatorId, storeName, numPartitions, keySchema, valueSchema, storeIndex, null);
   }
 
+  /** The key schema of column family {@code family} (the store's own without families). */
+  public StructType keySchema(String family) {
+    return families == null ? keySchema : families.schema(family).keySchema();
+  }
+
+  /** The value schema of column family {@code family} (the store's own without families). */
+  public StructType valueSchema(String family) {
+    return families == null ? valueSchema : families.schema(family).valueSchema();
+  }
+
   /** "operator 0 store default", for messages. */
   public String describe() {
     return "operator " + operatorId + " store " + storeName;

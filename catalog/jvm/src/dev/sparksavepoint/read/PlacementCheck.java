@@ -1,13 +1,5 @@
 package dev.sparksavepoint.read;
 
-import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.count;
-import static org.apache.spark.sql.functions.hash;
-import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.pmod;
-import static org.apache.spark.sql.functions.sum;
-import static org.apache.spark.sql.functions.when;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,8 +7,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.Dataset$;
+import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.SupportsRead;
 import org.apache.spark.sql.connector.expressions.Transform;
@@ -24,6 +16,13 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.hash;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.pmod;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
 
 /**
  * Which sets of key columns place every stored key of a state where it lives: one Spark job

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.upgrade;
 
+import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.ValueNames;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -75,7 +75,7 @@ final class DryRun {
 
   private void sample(UnsafeRow key, String cf, String before, String after) {
     if (samples.size() >= PlannedChanges.SAMPLES) return;
-    samples.add(render(key, ImagePartition.keySchema(spec, cf)) + ": "
+    samples.add(render(key, spec.keySchema(cf)) + ": "
         + (before == null ? "(none)" : before) + " -> " + (after == null ? "(removed)" : after));
   }
 
@@ -87,7 +87,7 @@ final class DryRun {
   }
 
   private String render(UnsafeRow value, String cf) {
-    return value == null ? null : render(value, ImagePartition.valueSchema(spec, cf));
+    return value == null ? null : render(value, spec.valueSchema(cf));
   }
 
   private String render(List<UnsafeRow> values, String cf) {

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.StoreFiles;
 import java.lang.reflect.Field;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;

@@ -1,9 +1,9 @@
 package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
-import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
 import dev.sparksavepoint.checkpoint.StoreFiles;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.write.ImagePlan.StoreCopy;
@@ -76,7 +76,7 @@ final class ImagePartition {
     List<String> families = families(copy.from());
     for (String family : families) {
       partitioners.add(KeyPartitioner.of(copy.from().storeName(), family,
-          keySchema(copy.from(), family), copy.to().numPartitions()));
+          copy.from().keySchema(family), copy.to().numPartitions()));
     }
     return new Iterator<>() {
       @Override
@@ -92,7 +92,7 @@ final class ImagePartition {
         ByteBuffer buffer = ByteBuffer.wrap(entry);
         int family = buffer.getInt();
         int keyLength = buffer.getInt();
-        UnsafeRow key = row(entry, 8, keyLength, keySchema(copy.from(), families.get(family))
+        UnsafeRow key = row(entry, 8, keyLength, copy.from().keySchema(families.get(family))
             .size());
         return new Tuple2<>(partitioners.get(family).partition(key), entry);
       }
@@ -132,9 +132,9 @@ final class ImagePartition {
           int keyLength = buffer.getInt();
           String name = sourceFamilies.get(family);
           if (!families.contains(name)) continue; // a dropped state variable
-          UnsafeRow key = row(entry, 8, keyLength, keySchema(spec, name).size());
+          UnsafeRow key = row(entry, 8, keyLength, spec.keySchema(name).size());
           UnsafeRow value = row(entry, 8 + keyLength, entry.length - 8 - keyLength,
-              copy.transform() == null ? valueSchema(spec, name).size()
+              copy.transform() == null ? spec.valueSchema(name).size()
                   : copy.transform().oldFields());
           if (copy.transform() != null) value = copy.transform().apply(value);
           if (spec.families() != null && spec.families().isMultiValued(name)) {
@@ -191,15 +191,6 @@ final class ImagePartition {
     } catch (IOException e) {
       throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] " + e.getMessage(), e);
     }
-  }
-
-  static org.apache.spark.sql.types.StructType keySchema(StoreSpec spec, String family) {
-    return spec.families() == null ? spec.keySchema() : spec.families().schema(family).keySchema();
-  }
-
-  static org.apache.spark.sql.types.StructType valueSchema(StoreSpec spec, String family) {
-    return spec.families() == null ? spec.valueSchema()
-        : spec.families().schema(family).valueSchema();
   }
 
   private static UnsafeRow row(byte[] bytes, int offset, int length, int fields) {

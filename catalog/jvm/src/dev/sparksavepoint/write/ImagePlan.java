@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
+import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.BatchPlan;
@@ -26,9 +27,6 @@ import org.apache.spark.util.SerializableConfiguration;
  * Spark's partitioner) or another provider. Built on the driver; shipped to the tasks.
  */
 public final class ImagePlan implements BatchPlan, Serializable {
-  /** The provider conf: which {@code StateStoreProvider} class a store uses. */
-  public static final String PROVIDER_CONF = WritePlan.PROVIDER_CONF;
-
   /**
    * One store to copy: as the source has it ({@code from}; null for a store that starts
    * empty), as the target gets it, and how its values change on the way ({@code transform},
@@ -102,7 +100,7 @@ public final class ImagePlan implements BatchPlan, Serializable {
     HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, n);
     StateStoreConf from = StoreProviders.storeConf(spark, ckpt.location(), n, ids);
     SQLConf conf = StoreProviders.recordedConf(spark, ckpt.location(), n);
-    conf.setConfString(PROVIDER_CONF, providerClass);
+    conf.setConfString(StoreProviders.PROVIDER_CONF, providerClass);
     // one full image per version: a RocksDB commit uploads a .zip, never a changelog
     conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, targetIds ? "2" : "1");

@@ -177,7 +177,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     }
     if (keys[0] < imageRows) {
       throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
-          describeKey(suspect[0], ImagePartition.keySchema(plan.edited(), family)));
+          describeKey(suspect[0], plan.edited().keySchema(family)));
     }
   }
 

@@ -2,8 +2,8 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
-import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
+import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;

@@ -386,7 +386,7 @@ abstract class StateEdits {
       this.family = variable.family();
       this.index = variable.secondFamily();
       this.expiration = (Integer) variable.value().getFieldIndex(TwsVariable.TTL_FIELD).get();
-      StructType elementKey = ImagePartition.keySchema(plan.edited(), family);
+      StructType elementKey = plan.edited().keySchema(family);
       this.indexKey = new TtlIndexKey(elementKey);
     }
 

@@ -15,8 +15,8 @@ import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
 import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
-import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStoreIterator;
+import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
 import scala.Option;
 

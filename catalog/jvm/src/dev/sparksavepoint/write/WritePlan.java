@@ -53,9 +53,6 @@ public final class WritePlan implements BatchPlan, Serializable {
 
   static final String JOIN_COUNTS = "-keyToNumValues";
 
-  /** The provider conf: which {@code StateStoreProvider} class a store uses. */
-  static final String PROVIDER_CONF = "spark.sql.streaming.stateStore.providerClass";
-
   /** Operator kinds whose single store can be written. */
   static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
 
@@ -381,7 +378,7 @@ public final class WritePlan implements BatchPlan, Serializable {
     SQLConf conf = StoreProviders.recordedConf(spark, checkpoint, batchId);
     conf.setConfString(StoreProviders.CHANGELOG_CHECKPOINTING, "false");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
-    boolean rocksdb = conf.getConfString(PROVIDER_CONF, "").contains("RocksDB");
+    boolean rocksdb = conf.getConfString(StoreProviders.PROVIDER_CONF, "").contains("RocksDB");
     if (rocksdb && RocksDBKeyCount.settable()) conf.setConfString(RocksDBKeyCount.CONF, "false");
     images = new Images(staging, StateStoreConf.apply(conf), !rocksdb);
   }
