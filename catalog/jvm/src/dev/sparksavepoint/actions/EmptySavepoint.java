@@ -11,8 +11,8 @@ import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditClaim;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.write.UntouchedPartitions;
-import dev.sparksavepoint.write.WritePlan;
+import dev.sparksavepoint.store.CarryOver;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -98,9 +98,9 @@ public final class EmptySavepoint {
       ValueNames.copy(from, root, ids, conf);
       RecordedPartitioning.copy(from, root, ids, conf);
       boolean formatV2 = recordsUniqueIds(from, n);
-      WritePlan plan = WritePlan.emptyCopy(spark, from, n, target, formatV2);
+      StoreBatch plan = StoreBatch.emptyCopy(spark, from, n, target, formatV2);
       List<PartitionCommit> commits =
-          UntouchedPartitions.commitAll(plan, "savepoint: empty state for " + target);
+          CarryOver.commitAll(plan, "savepoint: empty state for " + target);
       new CheckpointLog(fs, root, CheckpointLog.OFFSETS)
           .create(0, from.offsetLog().bytes(n), conf);
       EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);

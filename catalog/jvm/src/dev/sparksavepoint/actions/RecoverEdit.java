@@ -7,7 +7,7 @@ import dev.sparksavepoint.commit.Leftovers;
 import dev.sparksavepoint.commit.StagedImages;
 import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.write.EmptyBatch;
+import dev.sparksavepoint.store.EmptyBatch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

@@ -11,7 +11,7 @@ import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;

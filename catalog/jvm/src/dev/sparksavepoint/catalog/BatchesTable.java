@@ -5,7 +5,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.write.WatermarkEdit;
+import dev.sparksavepoint.logedit.WatermarkEdit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

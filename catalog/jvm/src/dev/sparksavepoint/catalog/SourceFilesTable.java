@@ -6,7 +6,7 @@ import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.write.SeenFilesEdit;
+import dev.sparksavepoint.logedit.SeenFilesEdit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

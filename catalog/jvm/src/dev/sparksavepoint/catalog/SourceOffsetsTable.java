@@ -4,7 +4,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileLogs;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.checkpoint.SourcePositions;
-import dev.sparksavepoint.write.PositionsEdit;
+import dev.sparksavepoint.logedit.PositionsEdit;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

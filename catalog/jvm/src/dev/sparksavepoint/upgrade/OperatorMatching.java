@@ -4,9 +4,9 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.StoreBatch;
 import dev.sparksavepoint.upgrade.OperatorFit.Level;
 import dev.sparksavepoint.upgrade.OperatorFit.Side;
-import dev.sparksavepoint.write.WritePlan;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,7 +28,7 @@ public final class OperatorMatching {
 
   /** The operators of {@code ckpt} as of batch {@code batch}, with their stores. */
   public static List<Side> sides(Checkpoint ckpt, long batch, Configuration hadoopConf) {
-    List<StoreSpec> stores = WritePlan.allStores(ckpt, batch, hadoopConf);
+    List<StoreSpec> stores = StoreBatch.allStores(ckpt, batch, hadoopConf);
     List<Side> sides = new ArrayList<>();
     for (Operator op : ckpt.operators(batch)) {
       List<StoreSpec> own = new ArrayList<>();

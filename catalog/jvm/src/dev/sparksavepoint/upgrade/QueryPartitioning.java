@@ -1,6 +1,5 @@
 package dev.sparksavepoint.upgrade;
 
-import dev.sparksavepoint.checkpoint.Operator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

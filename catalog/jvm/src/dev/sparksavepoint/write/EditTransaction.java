@@ -10,6 +10,11 @@ import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.CarryOver;
+import dev.sparksavepoint.store.PlannedChanges;
+import dev.sparksavepoint.store.StagedEdits;
+import dev.sparksavepoint.store.StatePartition;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -224,7 +229,7 @@ public final class EditTransaction {
         }
       }
       Checkpoint ckpt = Checkpoint.open(checkpoint, hadoopConf);
-      WritePlan plan = WritePlan.carryOver(spark, ckpt, batchId);
+      StoreBatch plan = StoreBatch.carryOver(spark, ckpt, batchId);
       if (changes.isEmpty()) return EditReport.of(plan, tables, List.of(), false);
       Staged first = staged.get(0);
       QueryActivity.check(spark, ckpt, first.uid(), first.state(), false);
@@ -238,7 +243,9 @@ public final class EditTransaction {
           + CheckpointLog.nextBatch(batchId) + " of " + checkpoint, false);
       try {
         List<PartitionCommit> commits = replay(plan, changes, tables);
-        commits.addAll(UntouchedPartitions.commit(plan, commits, false));
+        commits.addAll(CarryOver.commit(plan, CarryOver.missing(plan, commits, List.of()), null,
+            "savepoint: commit untouched state partitions of the transaction editing "
+            + tables));
         commit.finish(commits);
         return EditReport.of(plan, tables, commits, true);
       } catch (RuntimeException e) {
@@ -258,7 +265,7 @@ public final class EditTransaction {
   }
 
   /** One task per changed store partition: its staged files replayed onto version N+1. */
-  private static List<PartitionCommit> replay(WritePlan plan, List<PlannedChanges> changes,
+  private static List<PartitionCommit> replay(StoreBatch plan, List<PlannedChanges> changes,
       String tables) {
     Map<String, Replay> items = new LinkedHashMap<>();
     for (PlannedChanges c : changes) {
@@ -280,7 +287,7 @@ public final class EditTransaction {
     }
   }
 
-  private static PartitionCommit replayPartition(WritePlan plan, Replay item) {
+  private static PartitionCommit replayPartition(StoreBatch plan, Replay item) {
     try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
       try {
         for (String file : item.files()) StagedEdits.replay(file, plan.hadoopConf(), store);

@@ -2,6 +2,8 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.image.ImageKeyHashes;
+import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -17,13 +19,14 @@ import org.apache.spark.sql.types.StructType;
 /**
  * The task side of a write: the rows of one state partition (Spark has shuffled them by key
  * exactly like the streaming query, and sorted them by entry key) are checked (no NULL key,
- * right partition, no key twice: a repeated key arrives right after its first row) and applied to version N+1 of the edited store by the state kind's {@link StateEdits}; a
- * replace also removes what it was not given. {@link #commit} commits version N+2; on any
+ * right partition, no key twice: a repeated key arrives right after its first row) and applied
+ * to version N+1 of the edited store by the state kind's {@link StateEdits}; a replace also
+ * removes what it was not given. {@link #commit} commits version N+2; on any
  * failure nothing of this partition is committed. In a dry run the partition is read-only and
  * {@link #commit} reports what it would have changed. A full-image replace
  * ({@link WritePlan#images}) puts every row into an empty store instead, committed as one image
  * of the partition: nothing is read, nothing compared, nothing removed (an HDFS-backed image
- * keeps none of its entries on the heap either, {@link HdfsImageMap}).
+ * keeps none of its entries on the heap either, {@link dev.sparksavepoint.store.HdfsImageMap}).
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -41,7 +44,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
    */
   private final long[] imageKeys;
   /**
-   * For a full image into a store that keeps no entries (HDFS-backed, {@link HdfsImageMap}),
+   * For a full image into a store that keeps no entries (HDFS-backed,
+   * {@link dev.sparksavepoint.store.HdfsImageMap}),
    * which cannot look keys up: the hashes of the keys put, checked when the partition ends.
    */
   private final ImageKeyHashes imageHashes;
@@ -58,7 +62,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
-    this.store = plan.images() != null ? StatePartition.openImage(plan, plan.edited(), partition)
+    this.store = plan.images() != null ? plan.images().open(plan, plan.edited(), partition)
         : open(plan, plan.edited(), partition, plan.editedFamily());
     boolean streamed = plan.images() != null && store.streamImage();
     this.imageHashes = streamed ? new ImageKeyHashes() : null;
@@ -92,7 +96,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   /** A store partition, read-only for a dry run or a transaction's statement. */
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition, String family) {
-    return plan.readOnly() ? StatePartition.openDryRun(plan, spec, partition, family)
+    return plan.readOnly() ? StatePartition.openReadOnly(plan, spec, partition, family,
+        plan.stagingFolder())
         : StatePartition.open(plan, spec, partition);
   }
 
@@ -169,7 +174,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     String family = plan.editedFamily();
     long[] keys = {0};
     UnsafeRow[] suspect = {null};
-    try (StatePartition image = StatePartition.openStagedImage(plan, plan.edited(), partition)) {
+    try (StatePartition image = plan.images().openStaged(plan, plan.edited(),
+        partition)) {
       image.forEachKey(family, key -> {
         keys[0]++;
         if (ImageKeyHashes.of(key) == hash) suspect[0] = key.copy();

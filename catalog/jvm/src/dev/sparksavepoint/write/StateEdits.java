@@ -2,6 +2,7 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TwsVariable;
+import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -6,6 +6,7 @@ import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.StagedImages;
+import dev.sparksavepoint.store.PlannedChanges;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -37,10 +38,11 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * commits a batch and reports the entries of the new state.
  */
 final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
-  private final WritePlan plan;
+  /** The plan; a full-image replace's becomes the one with its images' target. */
+  private WritePlan plan;
+  private final RowEncoder encoder;
   private final String[] keyColumns;
   private final String[] entryKeyColumns;
-  private final DataWriterFactory writers;
   private final boolean replace;
   /** True for a replace that writes full images ({@link WritePlan#imagesPossible}). */
   private final boolean fullImages;
@@ -60,7 +62,7 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
     this.plan = plan;
     this.keyColumns = encoder.keyColumnNames();
     this.entryKeyColumns = encoder.entryKeyColumnNames();
-    this.writers = new PartitionWriter.Factory(plan, encoder, replace);
+    this.encoder = encoder;
     this.replace = replace;
     this.fullImages = wholeReplace && plan.imagesPossible();
     this.transaction = transaction;
@@ -119,14 +121,14 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
       try {
         if (fullImages) {
           images = StagedImages.create(plan);
-          plan.writeImages(SparkSession.active(), images.folder().toString());
+          plan = plan.withImages(SparkSession.active(), images.folder().toString());
         }
       } catch (RuntimeException e) {
         rollback();
         throw e;
       }
     }
-    return RefusedWrites.wrap(writers, plan);
+    return RefusedWrites.wrap(new PartitionWriter.Factory(plan, encoder, replace), plan);
   }
 
   /**

@@ -56,7 +56,7 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
     encoder.place(WritePlacement.resolve(spark, origin, plan.batchId(), encoder.groupingNames(),
         info.options()));
     EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
-    if (transaction != null) plan.stageIn(transaction.admit(plan));
+    if (transaction != null) plan = plan.staged(transaction.admit(plan));
     return new StateWrite(plan, encoder, replace, replace && !rewrite, transaction);
   }
 }

@@ -2,7 +2,10 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
-import java.io.Serializable;
+import dev.sparksavepoint.store.CarryOver.Item;
+import dev.sparksavepoint.store.CarryOver;
+import dev.sparksavepoint.store.PlannedChanges;
+import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -12,29 +15,19 @@ import org.apache.spark.sql.classic.SparkSession;
 /**
  * Every store partition a write's tasks did not commit (other operators and stores, and
  * partitions of the edited store that got no rows) still needs version N+2. One Spark job
- * commits them, one task per store partition: unchanged, or emptied when the write replaces
- * the edited store's whole content.
+ * commits them ({@link CarryOver}), one task per store partition: unchanged, or emptied when
+ * the write replaces the edited store's whole content.
  */
-public final class UntouchedPartitions {
+final class UntouchedPartitions {
   private UntouchedPartitions() {}
-
-  /** One store partition to carry over. */
-  record Item(StoreSpec spec, int partition, boolean clear) implements Serializable {}
 
   /** Commits the missing partitions; returns their commits. */
   static List<PartitionCommit> commit(WritePlan plan, List<PartitionCommit> done,
       boolean replace) {
-    List<Item> items = new ArrayList<>();
-    for (StoreSpec spec : plan.stores()) {
-      for (int p = 0; p < spec.numPartitions(); p++) {
-        final int partition = p;
-        if (done.stream().noneMatch(c -> c.covers(spec, partition))) {
-          items.add(new Item(spec, p, replace && plan.editedStores().contains(spec)));
-        }
-      }
-    }
-    return run(plan, items, "savepoint: commit untouched state partitions of " + plan.uid()
-        + "." + plan.state());
+    return CarryOver.commit(plan,
+        CarryOver.missing(plan, done, replace ? plan.editedStores() : List.of()),
+        store -> StateEdits.clearing(plan).finish(store, true, Set.of()),
+        "savepoint: commit untouched state partitions of " + plan.uid() + "." + plan.state());
   }
 
   /**
@@ -59,8 +52,8 @@ public final class UntouchedPartitions {
     try {
       return sc.parallelize(items, items.size()).map(item -> {
         String family = item.spec().equals(plan.edited()) ? plan.editedFamily() : "";
-        try (StatePartition store = StatePartition.openDryRun(plan, item.spec(),
-            item.partition(), family)) {
+        try (StatePartition store = StatePartition.openReadOnly(plan, item.spec(),
+            item.partition(), family, plan.stagingFolder())) {
           try {
             StateEdits.clearing(plan).finish(store, true, Set.of());
             return store.endReadOnly();
@@ -72,38 +65,6 @@ public final class UntouchedPartitions {
       }).collect();
     } finally {
       sc.setJobDescription(null);
-    }
-  }
-
-  /** Commits the next version of every store partition of {@code plan}, unchanged. */
-  public static List<PartitionCommit> commitAll(WritePlan plan, String description) {
-    List<Item> items = new ArrayList<>();
-    for (StoreSpec spec : plan.stores()) {
-      for (int p = 0; p < spec.numPartitions(); p++) items.add(new Item(spec, p, false));
-    }
-    return run(plan, items, description);
-  }
-
-  private static List<PartitionCommit> run(WritePlan plan, List<Item> items, String description) {
-    if (items.isEmpty()) return List.of();
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
-    sc.setJobDescription(description);
-    try {
-      return sc.parallelize(items, items.size()).map(item -> carryOver(plan, item)).collect();
-    } finally {
-      sc.setJobDescription(null);
-    }
-  }
-
-  private static PartitionCommit carryOver(WritePlan plan, Item item) {
-    try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
-      try {
-        if (item.clear()) StateEdits.clearing(plan).finish(store, true, Set.of());
-        return store.commit();
-      } catch (RuntimeException e) {
-        store.abort();
-        throw e;
-      }
     }
   }
 }

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import java.io.DataInputStream;
@@ -14,7 +14,7 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 
 /**
- * The changes one statement of an edit transaction ({@link EditTransaction}) makes to one store
+ * The changes one statement of an edit transaction ({@code write.EditTransaction}) makes to one store
  * partition, recorded in order while the statement runs against the read-only state of batch N
  * and replayed onto the writable store when the transaction commits. Each change is the
  * operation the statement would have called on Spark's store, with the key and value rows as
@@ -22,9 +22,10 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
  * folder and is removed with it) and is never read by Spark.
  *
  * <p>Recording starts the file at the first change: a partition the statement does not change
- * has no file.
+ * has no file. Each change is also counted by the statement's {@link DryRun}, whose report the
+ * transaction shows.
  */
-final class StagedEdits {
+public final class StagedEdits implements PartitionSink.Recording {
   private static final byte PUT = 1;
   private static final byte REMOVE = 2;
   private static final byte APPEND = 3;
@@ -32,16 +33,22 @@ final class StagedEdits {
 
   private final Path file;
   private final Configuration conf;
+  private final DryRun counts;
   private DataOutputStream out;
 
-  private StagedEdits(Path file, Configuration conf) {
+  private StagedEdits(Path file, Configuration conf, DryRun counts) {
     this.file = file;
     this.conf = conf;
+    this.counts = counts;
   }
 
-  /** A recorder of {@code spec}'s partition {@code partition} into {@code folder}. */
-  static StagedEdits recorder(String folder, StoreSpec spec, int partition, Configuration conf) {
-    return new StagedEdits(new Path(folder, fileName(spec, partition)), conf);
+  /**
+   * A recorder of {@code spec}'s partition {@code partition} into {@code folder}, counting with
+   * {@code counts}.
+   */
+  static StagedEdits recorder(String folder, StoreSpec spec, int partition, Configuration conf,
+      DryRun counts) {
+    return new StagedEdits(new Path(folder, fileName(spec, partition)), conf, counts);
   }
 
   /** The file of a store partition: {@code <operator>-<store>-<partition>.edits}. */
@@ -49,21 +56,29 @@ final class StagedEdits {
     return spec.operatorId() + "-" + spec.storeName() + "-" + partition + ".edits";
   }
 
-  void put(UnsafeRow key, UnsafeRow value, String cf) {
+  @Override
+  public void put(UnsafeRow key, UnsafeRow value, String cf) {
+    counts.put(key, value, cf);
     record(PUT, cf, key, List.of(value));
   }
 
-  void remove(UnsafeRow key, String cf) {
+  @Override
+  public void remove(UnsafeRow key, String cf) {
+    counts.remove(key, cf);
     record(REMOVE, cf, key, List.of());
   }
 
   /** Values appended to a list ({@code merge}/{@code mergeList}). */
-  void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
+  @Override
+  public void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    counts.append(key, values, cf);
     record(APPEND, cf, key, values);
   }
 
   /** A list set to exactly {@code values} ({@code putList}). */
-  void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+  @Override
+  public void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
+    counts.putList(key, values, cf);
     record(PUT_LIST, cf, key, values);
   }
 
@@ -80,19 +95,25 @@ final class StagedEdits {
     }
   }
 
-  /** Ends the recording: the file's path, or null when nothing was recorded. */
-  String close() {
-    if (out == null) return null;
-    try {
-      out.close();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot record staged edits in " + file, e);
+  /** Ends the recording: what was counted, with the file (null when nothing was recorded). */
+  @Override
+  public PlannedChanges end(int partition) {
+    String staged = null;
+    if (out != null) {
+      try {
+        out.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot record staged edits in " + file, e);
+      }
+      staged = file.toString();
     }
-    return file.toString();
+    return counts.changes(partition, staged);
   }
 
   /** Drops the recording (a failed statement): removes the file if it was started. */
-  void discard() {
+  @Override
+  public void abort() {
+    counts.abort();
     if (out == null) return;
     try {
       out.close();
@@ -108,7 +129,7 @@ final class StagedEdits {
    *
    * @throws UncheckedIOException when the file cannot be read
    */
-  static void replay(String path, Configuration conf, StatePartition store) {
+  public static void replay(String path, Configuration conf, StatePartition store) {
     Path file = new Path(path);
     try {
       FileSystem fs = file.getFileSystem(conf);

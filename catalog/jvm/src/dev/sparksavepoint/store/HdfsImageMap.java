@@ -1,6 +1,5 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
-import dev.sparksavepoint.checkpoint.StoreFiles;
 import java.lang.reflect.Field;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -22,7 +21,7 @@ import scala.collection.Iterator;
  * {@code HDFSBackedStateStore.mapToUpdate}); the store still writes every entry through Spark's
  * own delta writer. Such a store cannot look keys up: {@link #get} finds nothing.
  */
-final class HdfsImageMap implements HDFSBackedStateStoreMap {
+public final class HdfsImageMap implements HDFSBackedStateStoreMap {
   private static final Field MAP = mapField();
 
   private int size;
@@ -31,7 +30,7 @@ final class HdfsImageMap implements HDFSBackedStateStoreMap {
    * Makes {@code store} (an HDFS-backed store of a full image, nothing put yet) keep no entries;
    * false when it is another store or this Spark's store has no such map (it then keeps its own).
    */
-  static boolean install(StateStore store) {
+  public static boolean install(StateStore store) {
     if (MAP == null || !MAP.getDeclaringClass().isInstance(store)) return false;
     try {
       HDFSBackedStateStoreMap current = (HDFSBackedStateStoreMap) MAP.get(store);

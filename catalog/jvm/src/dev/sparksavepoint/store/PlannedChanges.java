@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
@@ -6,7 +6,8 @@ import dev.sparksavepoint.checkpoint.StoreFiles;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
-import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.image.ImagePlan.StoreCopy;
+import dev.sparksavepoint.store.StatePartition;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

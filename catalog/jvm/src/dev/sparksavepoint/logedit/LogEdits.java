@@ -1,10 +1,12 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.logedit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.CarryOver;
+import dev.sparksavepoint.store.StoreBatch;
 import java.util.List;
 import org.apache.spark.sql.classic.SparkSession;
 
@@ -36,8 +38,8 @@ final class LogEdits {
   }
 
   /** Commits every store partition's state again as the state of {@code batch}. */
-  static List<PartitionCommit> carriedOver(WritePlan plan, long batch) {
-    return UntouchedPartitions.commitAll(plan, "savepoint: carry state over into batch " + batch
+  static List<PartitionCommit> carriedOver(StoreBatch plan, long batch) {
+    return CarryOver.commitAll(plan, "savepoint: carry state over into batch " + batch
         + " of " + plan.checkpoint());
   }
 }

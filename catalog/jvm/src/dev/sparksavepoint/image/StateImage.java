@@ -1,6 +1,6 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
-import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -11,7 +11,8 @@ import org.apache.spark.sql.classic.SparkSession;
 /**
  * Copies the state of an {@link ImagePlan}, one Spark job per store: a store that keeps its
  * partition count is copied partition by partition (one task each, no shuffle); one that gets
- * another count is read per source partition, each key placed by {@link dev.sparksavepoint.checkpoint.KeyPartitioner}, and
+ * another count is read per source partition, each key placed by
+ * {@link dev.sparksavepoint.checkpoint.KeyPartitioner}, and
  * written per target partition after a shuffle ({@code HashPartitioner} on the computed
  * partition id, which is that id). The entries of one key come from one source partition in
  * order, so list state keeps its order. Every target partition is written, also when empty.

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import java.io.Serializable;
 import org.apache.spark.sql.catalyst.InternalRow;

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.logedit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.LongNode;
@@ -7,6 +7,7 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ public final class WatermarkEdit {
       throw Errors.corruptFile(ckpt.location(), CheckpointLog.OFFSETS + "/" + last, "batch "
           + last, e, "Restore the file from a copy of the checkpoint.");
     }
-    WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
+    StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, "set the watermark of batch " + batch,
         entry);
     try {

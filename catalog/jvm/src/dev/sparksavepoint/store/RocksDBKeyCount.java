@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
 import java.lang.reflect.Field;
 import org.apache.spark.sql.execution.streaming.state.RocksDB;
@@ -14,21 +14,21 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
  * ({@code RocksDB.numKeysOnWritingVersion}, which the commit writes into the image's metadata).
  * Where that field is missing (another Spark build) counting stays on: {@link #settable}.
  */
-final class RocksDBKeyCount {
+public final class RocksDBKeyCount {
   /** Spark's setting that makes every RocksDB put look its key up to count keys. */
-  static final String CONF = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows";
+  public static final String CONF = "spark.sql.streaming.stateStore.rocksdb.trackTotalNumberOfRows";
 
   private static final Field WRITING = writingField();
 
   private RocksDBKeyCount() {}
 
   /** True when this Spark's RocksDB store lets the count be set. */
-  static boolean settable() {
+  public static boolean settable() {
     return WRITING != null;
   }
 
   /** Sets the key count of the version {@code provider}'s RocksDB store is writing. */
-  static void set(StateStoreProvider provider, long keys) {
+  public static void set(StateStoreProvider provider, long keys) {
     RocksDB db = ((RocksDBStateStoreProvider) provider).rocksDB();
     try {
       WRITING.setLong(db, keys);

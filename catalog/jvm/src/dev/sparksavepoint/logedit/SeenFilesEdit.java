@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.logedit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -8,6 +8,7 @@ import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -49,7 +50,7 @@ public final class SeenFilesEdit {
     Map<Integer, List<SourceFile>> again = deleted(ckpt, before, after, conf);
     if (again.isEmpty()) return EditReport.record(new EditReport(ckpt.location(), TABLE, -1, 0, 0));
     long batch = CheckpointLog.nextBatch(last);
-    WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
+    StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, "read files again in batch " + batch,
         false);
     int files = 0;

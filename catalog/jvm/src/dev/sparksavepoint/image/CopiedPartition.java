@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.commit.PartitionCommit;

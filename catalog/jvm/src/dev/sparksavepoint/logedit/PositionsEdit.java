@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.logedit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -10,6 +10,7 @@ import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -85,7 +86,7 @@ public final class PositionsEdit {
           + last, e, "Restore the file from a copy of the checkpoint.");
     }
     boolean bridge = rewindsFileSource(current, changed);
-    WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
+    StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, what(batch), entry);
     try {
       List<PartitionCommit> commits = LogEdits.carriedOver(plan, batch);
@@ -100,7 +101,7 @@ public final class PositionsEdit {
       // positions before it, which must not lie after the new ones: a second batch repeats them.
       long first = batch;
       batch = CheckpointLog.nextBatch(batch);
-      WritePlan again = WritePlan.carryOver(spark, ckpt.refreshed(), first);
+      StoreBatch again = StoreBatch.carryOver(spark, ckpt.refreshed(), first);
       CheckpointCommit second = CheckpointCommit.begin(again, what(batch), true);
       try {
         second.finish(LogEdits.carriedOver(again, batch));

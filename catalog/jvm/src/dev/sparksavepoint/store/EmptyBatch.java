@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -27,11 +27,11 @@ public final class EmptyBatch {
     if (edit == null) return null;
     long last = ckpt.lastCommitted();
     long batch = CheckpointLog.nextBatch(last);
-    WritePlan plan = WritePlan.carryOver(spark, ckpt, last);
+    StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, "complete interrupted batch " + batch,
         true, force);
     try {
-      tx.finish(UntouchedPartitions.commitAll(plan,
+      tx.finish(CarryOver.commitAll(plan,
           "savepoint: complete interrupted batch " + batch + " of " + ckpt.location()));
     } catch (RuntimeException e) {
       tx.rollback();

@@ -1,11 +1,12 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
-import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.BatchPlan;
+import dev.sparksavepoint.store.RocksDBKeyCount;
+import dev.sparksavepoint.store.StoreBatch;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,7 +87,7 @@ public final class ImagePlan implements BatchPlan, Serializable {
    * from the schema files the operators record).
    */
   public static List<StoreSpec> stores(Checkpoint ckpt, long n, Configuration hadoopConf) {
-    return WritePlan.allStores(ckpt, n, hadoopConf);
+    return StoreBatch.allStores(ckpt, n, hadoopConf);
   }
 
   /**

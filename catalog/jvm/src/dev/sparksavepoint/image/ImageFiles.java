@@ -1,9 +1,9 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
-import dev.sparksavepoint.write.ImagePlan.StoreCopy;
+import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import static dev.sparksavepoint.testing.Assert.assertEquals;
 import static dev.sparksavepoint.testing.Assert.assertTrue;
@@ -6,6 +6,7 @@ import static dev.sparksavepoint.testing.Assert.assertTrue;
 import dev.sparksavepoint.checkpoint.StoreFiles;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.store.HdfsImageMap;
 import dev.sparksavepoint.testing.TempFolders;
 import dev.sparksavepoint.testing.Test;
 import java.io.File;

@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.store;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import java.util.ArrayList;
@@ -16,28 +16,33 @@ import org.apache.spark.sql.types.StructType;
  * {@link PlannedChanges#SAMPLES} as {@code key: before -> after}, e.g.
  * {@code [alice]: [2,17] -> [100,1000]}.
  */
-final class DryRun {
+final class DryRun implements PartitionSink.Recording {
   private final StoreSpec spec;
   private final String family;
+  /** The state the changes are recorded against (read-only). */
+  private final ReadStateStore reads;
   private long added;
   private long changed;
   private long removed;
   private final List<String> samples = new ArrayList<>();
 
-  DryRun(StoreSpec spec, String family) {
+  DryRun(StoreSpec spec, String family, ReadStateStore reads) {
     this.spec = spec;
     this.family = family;
+    this.reads = reads;
   }
 
   /** A put of {@code value} under {@code key}. */
-  void set(ReadStateStore reads, UnsafeRow key, UnsafeRow value, String cf) {
+  @Override
+  public void put(UnsafeRow key, UnsafeRow value, String cf) {
     if (!cf.equals(family)) return;
     UnsafeRow before = reads.get(key, cf);
     count(before == null, key, before == null ? null : render(before, cf), render(value, cf));
   }
 
   /** Elements appended to the list under {@code key}. */
-  void append(ReadStateStore reads, UnsafeRow key, List<UnsafeRow> values, String cf) {
+  @Override
+  public void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
     if (!cf.equals(family)) return;
     List<UnsafeRow> before = values(reads, key, cf);
     List<UnsafeRow> after = new ArrayList<>(before);
@@ -46,14 +51,16 @@ final class DryRun {
   }
 
   /** The list under {@code key} set to exactly {@code values}. */
-  void replaceList(ReadStateStore reads, UnsafeRow key, List<UnsafeRow> values, String cf) {
+  @Override
+  public void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
     if (!cf.equals(family)) return;
     List<UnsafeRow> before = values(reads, key, cf);
     count(before.isEmpty(), key, before.isEmpty() ? null : render(before, cf), render(values, cf));
   }
 
   /** The removal of {@code key}. */
-  void remove(ReadStateStore reads, UnsafeRow key, String cf) {
+  @Override
+  public void remove(UnsafeRow key, String cf) {
     if (!cf.equals(family)) return;
     removed++;
     boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
@@ -61,8 +68,19 @@ final class DryRun {
     sample(key, cf, multi ? render(values(reads, key, cf), cf) : render(before, cf), null);
   }
 
+  @Override
+  public void abort() {
+    reads.abort();
+  }
+
+  @Override
+  public PlannedChanges end(int partition) {
+    return changes(partition, null);
+  }
+
   /** What was recorded, for store partition {@code partition}; {@code stagedFile} or null. */
   PlannedChanges changes(int partition, String stagedFile) {
+    reads.abort();
     return new PlannedChanges(spec.operatorId(), spec.storeName(), partition, added, changed,
         removed, List.copyOf(samples), stagedFile);
   }

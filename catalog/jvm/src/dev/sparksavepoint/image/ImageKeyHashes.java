@@ -1,4 +1,4 @@
-package dev.sparksavepoint.write;
+package dev.sparksavepoint.image;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -20,7 +20,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
- * How a full image written into a store that keeps no entries ({@link HdfsImageMap}) finds a
+ * How a full image written into a store that keeps no entries
+ * ({@link dev.sparksavepoint.store.HdfsImageMap}) finds a
  * key given twice: it keeps each key's 64-bit hash and, when the partition is written, looks for
  * a hash that repeats. Distinct hashes prove distinct keys; a repeated hash names a suspect,
  * which the caller settles by reading the written image back (two distinct keys share a 64-bit
@@ -35,7 +36,7 @@ import org.apache.spark.sql.catalyst.expressions.XXH64;
  * }
  * }</pre>
  */
-final class ImageKeyHashes implements AutoCloseable {
+public final class ImageKeyHashes implements AutoCloseable {
   /** Hashes held on the heap before a run is spilled: 4M (32 MB). */
   static final int DEFAULT_RUN = 1 << 22;
 
@@ -46,7 +47,7 @@ final class ImageKeyHashes implements AutoCloseable {
   private int size;
   private final List<File> spilled = new ArrayList<>();
 
-  ImageKeyHashes() {
+  public ImageKeyHashes() {
     this(DEFAULT_RUN);
   }
 
@@ -56,19 +57,19 @@ final class ImageKeyHashes implements AutoCloseable {
   }
 
   /** The 64-bit hash of a key's bytes. */
-  static long of(UnsafeRow key) {
+  public static long of(UnsafeRow key) {
     return XXH64.hashUnsafeBytes(key.getBaseObject(), key.getBaseOffset(), key.getSizeInBytes(),
         SEED);
   }
 
-  void add(UnsafeRow key) {
+  public void add(UnsafeRow key) {
     if (size == runLength) spill();
     if (size == hashes.length) hashes = Arrays.copyOf(hashes, Math.min(size * 2, runLength));
     hashes[size++] = of(key);
   }
 
   /** A hash two added keys share, or empty when every hash is distinct. */
-  OptionalLong repeated() {
+  public OptionalLong repeated() {
     Arrays.sort(hashes, 0, size);
     if (spilled.isEmpty()) {
       for (int i = 1; i < size; i++) {
@@ -151,12 +152,12 @@ final class ImageKeyHashes implements AutoCloseable {
       this.length = length;
     }
 
-    static Run of(File file) throws IOException {
+    public static Run of(File file) throws IOException {
       return new Run(new DataInputStream(new BufferedInputStream(new FileInputStream(file),
           1 << 16)), null, 0);
     }
 
-    static Run of(long[] memory, int length) {
+    public static Run of(long[] memory, int length) {
       return new Run(null, memory, length);
     }
 
