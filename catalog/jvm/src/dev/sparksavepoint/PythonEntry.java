@@ -8,6 +8,7 @@ import dev.sparksavepoint.actions.RestoreSavepoint;
 import dev.sparksavepoint.actions.SavepointList;
 import dev.sparksavepoint.actions.TakeSavepoint;
 import dev.sparksavepoint.actions.UpgradeApply;
+import dev.sparksavepoint.catalog.ReadOnlyMode;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileListing;
@@ -15,6 +16,7 @@ import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.commit.QueryRuns;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
 import dev.sparksavepoint.server.PasswordFileAuthenticator;
@@ -143,7 +145,7 @@ public final class PythonEntry {
 
   /** The session setting naming the transaction writes are staged in. */
   public static String transactionConf() {
-    return EditTransaction.CONF;
+    return Settings.WRITE_TRANSACTION;
   }
 
   /** Per statement staged so far: what it would add, change, remove (as {@link #lastDryRun}). */
@@ -179,7 +181,7 @@ public final class PythonEntry {
 
   /** Lets {@code spark} write even when the application is read-only. */
   public static void exemptFromReadOnly(SparkSession spark) {
-    ReadOnlyGuard.exempt(spark);
+    ReadOnlyMode.exempt(spark);
   }
 
   public static String catalogClass() {

@@ -195,7 +195,7 @@ final class CheckpointCopy {
     boolean hdfs = provider.equals(CopyChanges.HDFS);
     for (Operator op : operators) {
       if (resolved.target(op.id()) == null) continue;
-      if (hdfs && op.kind().equals("tws")) {
+      if (hdfs && op.kind().needsColumnFamilies()) {
         throw Errors.restoreUnsupported(from.location(), op.uid(), "transformWithState state"
             + " lives in column families, which only RocksDB has: keep --provider rocksdb.");
       }
@@ -205,7 +205,7 @@ final class CheckpointCopy {
             + " --provider rocksdb.");
       }
       boolean rehash = partitions > 0 && partitions != op.numPartitions();
-      if (rehash && !List.of("agg", "dedup", "join", "groupstate", "tws").contains(op.kind())) {
+      if (rehash && !op.kind().rehashable()) {
         throw Errors.restoreUnsupported(from.location(), op.uid(), "changing the partitions"
             + " of " + op.name() + " state is not supported (its keys' partitioning is not"
             + " known); keep the partition count.");

@@ -97,12 +97,12 @@ public final class TakeSavepoint {
       if (id == null) continue;
       ObjectNode o = operators.addObject();
       o.put("operator_id", id);
-      o.put("uid", op.kind() + "_" + id);
+      o.put("uid", op.kind().prefix() + "_" + id);
       String user = copied.resolved().userUids().get(id);
       if (user == null) o.putNull("user_uid");
       else o.put("user_uid", user);
       o.put("name", op.name());
-      o.put("kind", op.kind());
+      o.put("kind", op.kind().prefix());
       o.put("partitions", op.numPartitions());
       long rows = 0;
       ArrayNode stores = o.putArray("stores");

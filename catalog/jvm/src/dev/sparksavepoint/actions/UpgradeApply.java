@@ -1,6 +1,7 @@
 package dev.sparksavepoint.actions;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.checkpoint.OperatorKind;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
@@ -92,7 +93,7 @@ public final class UpgradeApply {
           + " --allow-drop (allow_drop=True) to discard it");
     }
     for (Pair p : report.pairs()) {
-      if (p.fit() == null || !p.neu().op().kind().equals("tws")) continue;
+      if (p.fit() == null || p.neu().op().kind() != OperatorKind.TWS) continue;
       for (String change : p.fit().changes()) {
         if (change.startsWith("state variable ") && change.contains(" column ")) {
           throw Errors.upgradeRefused(checkpoint, p.old().op().uid() + ": " + change

@@ -180,7 +180,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     }
     Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
     Map<String, String> meta = new HashMap<>();
-    meta.put("comment", op.kind() + " operator " + op.id() + " (" + op.name() + ")");
+    meta.put("comment", op.kind().prefix() + " operator " + op.id() + " (" + op.name() + ")");
     meta.put("location", ckpt.location() + "/state/" + op.id());
     meta.put("operator_id", Long.toString(op.id()));
     meta.put("operator_name", op.name());
@@ -331,7 +331,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
    * ({@link ValueNames#fitting}); empty: Spark's (always for other operators than aggregations).
    */
   private List<String> valueNames(Checkpoint ckpt, long batchId, Operator op, StructType schema) {
-    if (!op.kind().equals("agg")) return List.of();
+    if (!op.kind().hasValueNames()) return List.of();
     List<String> names = queryNames("valueNames", op);
     return names == null ? ValueNames.fitting(ckpt, batchId, op, schema) : names;
   }

@@ -4,7 +4,6 @@ import dev.sparksavepoint.actions.CopyChanges;
 import dev.sparksavepoint.actions.DisposeSavepoint;
 import dev.sparksavepoint.actions.RestoreSavepoint;
 import dev.sparksavepoint.actions.TakeSavepoint;
-import dev.sparksavepoint.sql.ReadOnlyGuard;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
@@ -125,7 +124,7 @@ final class SavepointProcedures {
 
     @Override
     public Iterator<Scan> call(InternalRow input) {
-      ReadOnlyGuard.refuseIfReadOnly(active(), "CALL " + name);
+      ReadOnlyMode.refuseIfReadOnly(active(), "CALL " + name);
       String message = action.run().apply(checkpoint.get(), input);
       InternalRow row = InternalRow.fromSeq(scala.jdk.javaapi.CollectionConverters.asScala(
           List.<Object>of(UTF8String.fromString(message))).toSeq());

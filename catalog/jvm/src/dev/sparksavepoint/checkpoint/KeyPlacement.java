@@ -33,7 +33,7 @@ public record KeyPlacement(int[] columns, boolean strict) implements Serializabl
 
   /** True when the checkpoint's query places {@code op}'s keys by all key columns. */
   public static boolean isStrict(Checkpoint ckpt, Operator op, long batchId) {
-    return op.kind().equals("join")
+    return op.kind() == OperatorKind.JOIN
         || Boolean.parseBoolean(ckpt.recordedConf(batchId).getOrDefault(STRICT_CONF, "false"));
   }
 

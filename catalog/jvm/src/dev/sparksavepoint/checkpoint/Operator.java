@@ -3,7 +3,6 @@ package dev.sparksavepoint.checkpoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -11,9 +10,9 @@ import java.util.Map;
  *
  * <p>Spark has no operator uids, so the uid is the operator's kind plus its operator id:
  * {@code agg_0}, {@code dedup_1}, {@code join_2}, {@code groupstate_3}, {@code tws_4},
- * {@code session_5}, {@code limit_6} ({@code op_N} for anything else). The plain operator id works as a namespace
- * too (it needs backticks in SQL: {@code savepoint.`0`.default}). {@code inferred} lists the facts
- * that were inferred because the checkpoint has no operator metadata (Spark 3.5).
+ * {@code session_5}, {@code limit_6} ({@code op_N} for anything else). The plain operator id works
+ * as a namespace too (it needs backticks in SQL: {@code savepoint.`0`.default}). {@code inferred}
+ * lists the facts that were inferred because the checkpoint has no operator metadata (Spark 3.5).
  */
 public record Operator(
     long id,
@@ -65,50 +64,23 @@ public record Operator(
    * {@code state/<id>/0/_metadata/schema}, under the store's folder for a join.
    */
   public String stateSchemaFile() {
-    String store = kind().equals("join") && !storeNames.isEmpty() ? storeNames.get(0) + "/" : "";
+    String store = kind() == OperatorKind.JOIN && !storeNames.isEmpty() ? storeNames.get(0) + "/"
+        : "";
     return "state/" + id + "/0/" + store + OperatorInference.SCHEMA_FILE;
   }
 
-  /** The uid kind of the operator Spark records as {@code name}. */
-  public String kind() {
-    return switch (name) {
-      case "stateStoreSave" -> "agg";
-      case "sessionWindowStateStoreSaveExec" -> "session";
-      case "globalLimit" -> "limit";
-      case "dedupe", "dedupeWithinWatermark" -> "dedup";
-      case "symmetricHashJoin" -> "join";
-      case "flatMapGroupsWithState", "applyInPandasWithState" -> "groupstate";
-      case "transformWithStateExec", "transformWithStateInPandasExec",
-          "transformWithStateInPySparkExec" -> "tws";
-      default -> guessKind(name);
-    };
-  }
-
-  /** The kind of an operator name this version does not know, by what it contains. */
-  private static String guessKind(String name) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    if (lower.contains("transformwithstate")) return "tws";
-    if (lower.contains("dedup")) return "dedup";
-    if (lower.contains("join")) return "join";
-    return "op";
+  /** What the operator is, and what the tool can do with its state. */
+  public OperatorKind kind() {
+    return OperatorKind.of(name);
   }
 
   /** What the operator is, in words: {@code "session window aggregation"}, Spark's name else. */
   public String description() {
-    return switch (kind()) {
-      case "agg" -> "streaming aggregation";
-      case "session" -> "session window aggregation";
-      case "dedup" -> "dropDuplicates";
-      case "join" -> "stream-stream join";
-      case "groupstate" -> "groupsWithState";
-      case "tws" -> "transformWithState";
-      case "limit" -> "streaming limit";
-      default -> name;
-    };
+    return kind().describe(name);
   }
 
   public String uid() {
-    return kind() + "_" + id;
+    return kind().prefix() + "_" + id;
   }
 
   /** True when {@code name} is this operator's uid or its plain operator id. */
@@ -119,11 +91,11 @@ public record Operator(
   /** Table name to state reference, in listing order. */
   public Map<String, StateRef> tables() {
     Map<String, StateRef> tables = new LinkedHashMap<>();
-    if (kind().equals("join")) {
+    if (kind() == OperatorKind.JOIN) {
       tables.put("left", StateRef.joinSide(id, "left"));
       tables.put("right", StateRef.joinSide(id, "right"));
       for (String store : storeNames) tables.put(tableName(store), StateRef.store(id, store));
-    } else if (!stateVariables().isEmpty() || kind().equals("tws")) {
+    } else if (!stateVariables().isEmpty() || kind() == OperatorKind.TWS) {
       for (String var : stateVariables().keySet()) {
         tables.put(tableName(var), StateRef.stateVar(id, var));
       }
@@ -152,15 +124,7 @@ public record Operator(
         return "value";
       }
       default:
-        switch (kind()) {
-          case "agg": return "aggregation";
-          case "session": return "session_window";
-          case "limit": return "limit";
-          case "dedup": return "dedup";
-          case "join": return "join_store";
-          case "groupstate": return "group_state";
-          default: return "store";
-        }
+        return kind().stateKind();
     }
   }
 

@@ -27,7 +27,7 @@ public final class StateReadability {
   public static void check(Checkpoint ckpt, Operator op, String table, long batchId) {
     if (!op.hasStateSchema()) {
       throw Errors.noStateSchema(ckpt.location(), op.uid() + "." + table, op.stateSchemaFile(),
-          ckpt.writtenBy(batchId), op.kind().equals("join") && joinFormat1(ckpt, batchId));
+          ckpt.writtenBy(batchId), op.kind() == OperatorKind.JOIN && joinFormat1(ckpt, batchId));
     }
     String preRelease = preReleaseSchemaPath(ckpt, op, batchId);
     if (preRelease != null) {
@@ -51,7 +51,7 @@ public final class StateReadability {
   static List<String> warnings(Checkpoint ckpt, long batchId) {
     List<String> lines = new ArrayList<>();
     for (Operator op : ckpt.operators(batchId)) {
-      if (op.kind().equals("join") && joinFormat1(ckpt, batchId)) {
+      if (op.kind() == OperatorKind.JOIN && joinFormat1(ckpt, batchId)) {
         lines.add(op.uid() + " keeps join state format 1: Spark 3.0 and later refuse to restart"
             + " an outer join in that format (SPARK-26154: discard the checkpoint and rerun the"
             + " query), and restart an inner join.");
@@ -62,7 +62,7 @@ public final class StateReadability {
 
   /** The schema path a pre-release of Spark 4.0.0 recorded for {@code op}, or null. */
   private static String preReleaseSchemaPath(Checkpoint ckpt, Operator op, long batchId) {
-    if (!op.kind().equals("tws")) return null;
+    if (op.kind() != OperatorKind.TWS) return null;
     try {
       return PreReleaseTws.schemaPath(ckpt.fileSystem(), new Path(new Path(ckpt.root(), "state"),
           Long.toString(op.id())), batchId);

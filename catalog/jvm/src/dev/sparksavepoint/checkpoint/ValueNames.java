@@ -65,7 +65,7 @@ public final class ValueNames {
     Map<Long, Columns> recorded = read(ckpt);
     if (recorded.isEmpty()) return List.of();
     List<Long> aggregations = ckpt.operators(batchId).stream()
-        .filter(o -> o.kind().equals("agg")).map(Operator::id).toList();
+        .filter(o -> o.kind().hasValueNames()).map(Operator::id).toList();
     Columns columns = recorded.get(op.id());
     List<String> buffers = valueFields(schema);
     String misfit = !aggregations.containsAll(recorded.keySet())

@@ -254,12 +254,12 @@ public final class CheckpointCommit {
   }
 
   /**
-   * Undoes a write that did not commit (does nothing once commits/N+1 is written): first waits (at most {@link #TASK_WAIT_MS}) for running
-   * tasks to end (when one task fails, Spark aborts the job while others may still be
-   * committing their partition), then removes the version N+2 files that appeared in the
-   * write's store partitions, then releases the claim (offsets/N+1 and the claim file). When a
-   * query committed batch N+1 meanwhile, only the claim file goes: the state files are the
-   * query's now.
+   * Undoes a write that did not commit (does nothing once commits/N+1 is written): first waits (at
+   * most {@link #TASK_WAIT_MS}) for running tasks to end (when one task fails, Spark aborts the job
+   * while others may still be committing their partition), then removes the version N+2 files that
+   * appeared in the write's store partitions, then releases the claim (offsets/N+1 and the claim
+   * file). When a query committed batch N+1 meanwhile, only the claim file goes: the state files
+   * are the query's now.
    */
   public void rollback() {
     if (committed) return; // a failure after the commit: the edit is whole, or completes

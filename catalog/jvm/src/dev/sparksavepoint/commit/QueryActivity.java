@@ -1,6 +1,7 @@
 package dev.sparksavepoint.commit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,13 +28,12 @@ import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
  *       activity.
  * </ol>
  *
- * The write option {@code force=true} or the SQL conf {@value #FORCE_CONF} skips the guess
- * (not check 1). Limits: a query that runs but has had no input for longer than the window
- * looks stopped (its next batch then fails: the edit holds the batch id it would take), and
- * file times of a remote file system are compared with this machine's clock.
+ * The write option {@code force=true} or the SQL conf {@code spark.savepoint.write.force} skips the
+ * guess (not check 1). Limits: a query that runs but has had no input for longer than the window
+ * looks stopped (its next batch then fails: the edit holds the batch id it would take), and file
+ * times of a remote file system are compared with this machine's clock.
  */
 public final class QueryActivity {
-  public static final String FORCE_CONF = "spark.savepoint.write.force";
   static final long MIN_WINDOW_MS = 5_000;
   static final long MAX_WINDOW_MS = 600_000;
   /** Batches looked at to learn the query's usual interval. */
@@ -52,7 +52,7 @@ public final class QueryActivity {
             query.name() == null ? query.id().toString() : query.name());
       }
     }
-    if (force || spark.sessionState().conf().getConfString(FORCE_CONF, "false")
+    if (force || spark.sessionState().conf().getConfString(Settings.WRITE_FORCE, "false")
         .equalsIgnoreCase("true")) {
       return;
     }
@@ -67,7 +67,7 @@ public final class QueryActivity {
       if (run.alive(now)) {
         throw Errors.queryAlive(ckpt.location(), uid, state, "it runs: " + run.describe(now)
             + "; a run counts as alive until it stops or is not heard from for "
-            + RunRecords.seconds(run.leaseMs()), FORCE_CONF);
+            + RunRecords.seconds(run.leaseMs()), Settings.WRITE_FORCE);
       }
     }
     Activity activity = Activity.of(ckpt);
@@ -80,7 +80,8 @@ public final class QueryActivity {
     Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
     if (stopped != null && activity.committedMs() <= stopped) return;
     if (activity.age() < activity.window()) {
-      throw Errors.queryAlive(ckpt.location(), uid, state, activity.describe(), FORCE_CONF);
+      throw Errors.queryAlive(ckpt.location(), uid, state, activity.describe(),
+          Settings.WRITE_FORCE);
     }
   }
 

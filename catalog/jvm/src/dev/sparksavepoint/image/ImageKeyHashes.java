@@ -21,13 +21,13 @@ import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
  * How a full image written into a store that keeps no entries
- * ({@link dev.sparksavepoint.store.HdfsImageMap}) finds a
- * key given twice: it keeps each key's 64-bit hash and, when the partition is written, looks for
- * a hash that repeats. Distinct hashes prove distinct keys; a repeated hash names a suspect,
- * which the caller settles by reading the written image back (two distinct keys share a 64-bit
- * hash about once in 10^8 partitions of a million keys). Memory is bounded: up to
- * {@link #DEFAULT_RUN} hashes (32 MB) are kept on the heap; beyond that each full run is sorted
- * and spilled to a file in Spark's local directories, and the runs are merged at the end.
+ * ({@link dev.sparksavepoint.store.HdfsImageMap}) finds a key given twice: it keeps each key's
+ * 64-bit hash and, when the partition is written, looks for a hash that repeats. Distinct hashes
+ * prove distinct keys; a repeated hash names a suspect, which the caller settles by reading the
+ * written image back (two distinct keys share a 64-bit hash about once in 10^8 partitions of a
+ * million keys). Memory is bounded: up to {@link #DEFAULT_RUN} hashes (32 MB) are kept on the heap;
+ * beyond that each full run is sorted and spilled to a file in Spark's local directories, and the
+ * runs are merged at the end.
  *
  * <pre>{@code
  * try (ImageKeyHashes hashes = new ImageKeyHashes()) {

@@ -12,10 +12,10 @@ import org.apache.spark.sql.classic.SparkSession;
  * Copies the state of an {@link ImagePlan}, one Spark job per store: a store that keeps its
  * partition count is copied partition by partition (one task each, no shuffle); one that gets
  * another count is read per source partition, each key placed by
- * {@link dev.sparksavepoint.checkpoint.KeyPartitioner}, and
- * written per target partition after a shuffle ({@code HashPartitioner} on the computed
- * partition id, which is that id). The entries of one key come from one source partition in
- * order, so list state keeps its order. Every target partition is written, also when empty.
+ * {@link dev.sparksavepoint.checkpoint.KeyPartitioner}, and written per target partition after a
+ * shuffle ({@code HashPartitioner} on the computed partition id, which is that id). The entries of
+ * one key come from one source partition in order, so list state keeps its order. Every target
+ * partition is written, also when empty.
  */
 public final class StateImage {
   private StateImage() {}

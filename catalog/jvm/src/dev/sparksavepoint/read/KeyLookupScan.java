@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
@@ -72,15 +71,13 @@ final class KeyLookupScan implements Scan, Batch {
   record Target(String stateLocation, StoreSpec spec, long version, HashMap<Long, String[][]> ids,
       StateStoreConf conf, SerializableConfiguration hadoopConf) implements Serializable {
 
-    private static final Set<String> KINDS = Set.of("agg", "dedup", "groupstate");
-
     /**
      * The lookup target of a table from {@code origin} whose reader schema is {@code source},
      * or null when its state is not one a key lookup reads.
      */
     static Target of(SparkSession spark, TableOrigin origin, StructType source) {
       Operator op = origin.operator();
-      if (!KINDS.contains(op.kind()) || !origin.ref().option().equals("storeName")) return null;
+      if (!op.kind().lookups() || !origin.ref().option().equals("storeName")) return null;
       List<String> columns = List.of(source.fieldNames());
       if (!columns.equals(List.of("key", "value", "partition_id"))) return null;
       Configuration hadoop = spark.sessionState().newHadoopConf();

@@ -2,6 +2,7 @@ package dev.sparksavepoint.read;
 
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.MovedSchemaFiles;
+import dev.sparksavepoint.conf.Settings;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -56,11 +57,11 @@ final class ReaderSession {
     if (moved != null) {
       Configuration hadoop = spark.sessionState().newHadoopConf();
       String impl = RelocatedSchemaFs.implKey(moved.recordedRoot().toUri().getScheme());
-      settings.put(RelocatedSchemaFs.DELEGATE, hadoop.get(impl));
+      settings.put(Settings.RELOCATED_SCHEMA_DELEGATE, hadoop.get(impl));
       settings.put(impl, RelocatedSchemaFs.class.getName());
-      settings.put(RelocatedSchemaFs.FROM,
+      settings.put(Settings.RELOCATED_SCHEMA_FROM,
           Path.getPathWithoutSchemeAndAuthority(moved.recordedRoot()).toString());
-      settings.put(RelocatedSchemaFs.TO, moved.root().toString());
+      settings.put(Settings.RELOCATED_SCHEMA_TO, moved.root().toString());
     }
     return settings;
   }

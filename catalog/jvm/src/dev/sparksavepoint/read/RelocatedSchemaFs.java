@@ -1,5 +1,6 @@
 package dev.sparksavepoint.read;
 
+import dev.sparksavepoint.conf.Settings;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -12,22 +13,16 @@ import org.apache.hadoop.fs.FilterFs;
 import org.apache.hadoop.fs.Path;
 
 /**
- * The file system Spark's state reader gets for the scheme of a moved checkpoint's recorded
- * state schema paths ({@code fs.AbstractFileSystem.<scheme>.impl}, set only in the session
- * clone that runs the reader, see {@link ReaderSession}). It is the scheme's own file system,
- * except for paths under the recorded checkpoint root ({@link #FROM}): those are read under the
- * checkpoint they were copied to ({@link #TO}), where its own {@code state/<op>/_stateSchema/}
- * files are. Only opening and file status are redirected: Spark reads schema files and checks
- * that they exist, nothing else, and nothing is ever written through it.
+ * The file system Spark's state reader gets for the scheme of a moved checkpoint's recorded state
+ * schema paths ({@code fs.AbstractFileSystem.<scheme>.impl}, set only in the session clone that
+ * runs the reader, see {@link ReaderSession}). It is the scheme's own file system, except for paths
+ * under the recorded checkpoint root ({@code Settings.RELOCATED_SCHEMA_FROM}): those are read under
+ * the checkpoint they were copied to ({@code Settings.RELOCATED_SCHEMA_TO}), where its own
+ * {@code state/<op>/_stateSchema/} files are. Only opening and file status are redirected: Spark
+ * reads schema files and checks that they exist, nothing else, and nothing is ever written through
+ * it.
  */
 public final class RelocatedSchemaFs extends FilterFs {
-  /** The recorded checkpoint root, without scheme and authority: where the files were. */
-  static final String FROM = "spark.savepoint.relocatedSchema.from";
-  /** The checkpoint the files are read from instead, a qualified path. */
-  static final String TO = "spark.savepoint.relocatedSchema.to";
-  /** The class that {@code fs.AbstractFileSystem.<scheme>.impl} named before. */
-  static final String DELEGATE = "spark.savepoint.relocatedSchema.delegate";
-
   private final String from;
   private final Path to;
   private final Configuration plain;
@@ -39,15 +34,15 @@ public final class RelocatedSchemaFs extends FilterFs {
   private RelocatedSchemaFs(URI uri, Configuration conf, Configuration plain)
       throws IOException, URISyntaxException {
     super(AbstractFileSystem.createFileSystem(uri, plain));
-    this.from = conf.get(FROM);
-    this.to = new Path(conf.get(TO));
+    this.from = conf.get(Settings.RELOCATED_SCHEMA_FROM);
+    this.to = new Path(conf.get(Settings.RELOCATED_SCHEMA_TO));
     this.plain = plain;
   }
 
   /** {@code conf} with the scheme's own file system class back in place. */
   private static Configuration plain(URI uri, Configuration conf) {
     Configuration plain = new Configuration(conf);
-    plain.set(implKey(uri.getScheme()), conf.get(DELEGATE));
+    plain.set(implKey(uri.getScheme()), conf.get(Settings.RELOCATED_SCHEMA_DELEGATE));
     return plain;
   }
 
@@ -56,7 +51,7 @@ public final class RelocatedSchemaFs extends FilterFs {
     return "fs.AbstractFileSystem." + scheme + ".impl";
   }
 
-  /** Where {@code file} is read from: under {@link #TO} when recorded under {@link #FROM}. */
+  /** Where {@code file} is read from: under {@code Settings.RELOCATED_SCHEMA_TO} when recorded under {@code Settings.RELOCATED_SCHEMA_FROM}. */
   private Path relocated(Path file) {
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     if (from == null || !path.startsWith(from + "/state/")) return null;

@@ -1,9 +1,7 @@
 package dev.sparksavepoint.sql;
 
-import dev.sparksavepoint.errors.Errors;
-import java.util.Collections;
+import dev.sparksavepoint.catalog.ReadOnlyMode;
 import java.util.Set;
-import java.util.WeakHashMap;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.plans.logical.Command;
@@ -18,22 +16,19 @@ import scala.runtime.BoxedUnit;
 
 /**
  * A read-only mode for servers ({@code spark-savepoint thriftserver} and {@code connect}, the
- * default of both): with
- * {@code spark.sql.extensions=dev.sparksavepoint.sql.ReadOnlyGuard} and
+ * default of both): with {@code spark.sql.extensions=dev.sparksavepoint.sql.ReadOnlyGuard} and
  * {@code spark.savepoint.readOnly=true} in the application's conf (fixed at start: a client's
  * {@code SET} cannot change it), every statement that writes or changes anything is refused at
  * analysis, in every catalog: INSERT/DELETE/UPDATE/MERGE, CALL (the project's procedures check
- * {@link #refuseIfReadOnly} themselves: Spark runs them during analysis), CREATE/DROP/ALTER of tables,
- * views, functions and namespaces, ADD JAR, CACHE, and {@code SET} of
- * {@code spark.sql.catalog.*}, {@code spark.savepoint.*} or {@code spark.sql.extensions}.
- * Queries, SHOW, DESCRIBE, EXPLAIN, USE and other SET/RESET are allowed.
+ * {@code catalog.ReadOnlyMode} themselves: Spark runs them during analysis), CREATE/DROP/ALTER of
+ * tables, views, functions and namespaces, ADD JAR, CACHE, and {@code SET} of
+ * {@code spark.sql.catalog.*}, {@code spark.savepoint.*} or {@code spark.sql.extensions}. Queries,
+ * SHOW, DESCRIBE, EXPLAIN, USE and other SET/RESET are allowed.
  *
- * <p>Sessions passed to {@link #exempt} (the tool's own, which keep the views in sync) are not
- * checked.
+ * <p>Sessions exempted ({@code ReadOnlyMode.exempt}: the tool's own, which keep the views in
+ * sync) are not checked.
  */
 public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
-  public static final String READ_ONLY_CONF = "spark.savepoint.readOnly";
-
   /** Commands that only read: matched by class name so Spark's internal classes stay unlinked. */
   private static final Set<String> READ_COMMANDS = Set.of(
       "ShowNamespaces", "ShowNamespacesCommand", "ShowTables", "ShowTablesCommand",
@@ -50,19 +45,6 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
 
   private static final String[] PROTECTED_KEYS =
       {"spark.sql.catalog.", "spark.savepoint.", "spark.sql.extensions"};
-
-  private static final Set<SparkSession> EXEMPT =
-      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
-
-  /** Lets {@code session} write even when the application is read-only. */
-  public static void exempt(SparkSession session) {
-    EXEMPT.add(session);
-  }
-
-  /** Whether the application of {@code session} was started read-only. */
-  public static boolean readOnly(SparkSession session) {
-    return session.sparkContext().getConf().getBoolean(READ_ONLY_CONF, false);
-  }
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
@@ -86,29 +68,15 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
 
     @Override
     public BoxedUnit apply(LogicalPlan plan) {
-      if (guarded(session)) refuseWrites(plan);
+      if (ReadOnlyMode.guarded(session)) refuseWrites(plan);
       return BoxedUnit.UNIT;
     }
-  }
-
-  /**
-   * Refuses {@code what} in a read-only application, for what Spark runs while it analyzes a
-   * statement: a stored procedure runs in the analyzer, before any check rule sees the plan.
-   *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_READ_ONLY
-   */
-  public static void refuseIfReadOnly(SparkSession session, String what) {
-    if (guarded(session)) throw refused(what);
-  }
-
-  private static boolean guarded(SparkSession session) {
-    return readOnly(session) && !EXEMPT.contains(session);
   }
 
   private static void refuseWrites(LogicalPlan plan) {
     if (plan instanceof Command) {
       String command = plan.getClass().getSimpleName();
-      if (!READ_COMMANDS.contains(command)) throw refused(command);
+      if (!READ_COMMANDS.contains(command)) throw ReadOnlyMode.refused(command);
       if (plan instanceof SetCommand set) checkSet(set);
     }
     for (LogicalPlan child : CollectionConverters.asJava(plan.children())) refuseWrites(child);
@@ -119,15 +87,8 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
     if (kv.isEmpty() || kv.get()._2().isEmpty()) return;
     String key = kv.get()._1();
     for (String prefix : PROTECTED_KEYS) {
-      if (key.startsWith(prefix)) throw refused("SET " + key);
+      if (key.startsWith(prefix)) throw ReadOnlyMode.refused("SET " + key);
     }
   }
 
-  private static RuntimeException refused(String what) {
-    return Errors.analysis(
-        "SAVEPOINT_READ_ONLY",
-        what + " is refused: this server is read-only (" + READ_ONLY_CONF + "=true). Queries,"
-            + " SHOW, DESCRIBE and EXPLAIN are allowed; to permit writes and DDL restart it with"
-            + " --allow-writes (`spark-savepoint thriftserver|connect ... --allow-writes`).");
-  }
 }

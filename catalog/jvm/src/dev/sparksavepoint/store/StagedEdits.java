@@ -14,12 +14,12 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 
 /**
- * The changes one statement of an edit transaction ({@code write.EditTransaction}) makes to one store
- * partition, recorded in order while the statement runs against the read-only state of batch N
- * and replayed onto the writable store when the transaction commits. Each change is the
- * operation the statement would have called on Spark's store, with the key and value rows as
- * the bytes Spark encoded them to; the file is transient (it lives in the transaction's staging
- * folder and is removed with it) and is never read by Spark.
+ * The changes one statement of an edit transaction ({@code write.EditTransaction}) makes to one
+ * store partition, recorded in order while the statement runs against the read-only state of batch
+ * N and replayed onto the writable store when the transaction commits. Each change is the operation
+ * the statement would have called on Spark's store, with the key and value rows as the bytes Spark
+ * encoded them to; the file is transient (it lives in the transaction's staging folder and is
+ * removed with it) and is never read by Spark.
  *
  * <p>Recording starts the file at the first change: a partition the statement does not change
  * has no file. Each change is also counted by the statement's {@link DryRun}, whose report the

@@ -96,7 +96,7 @@ public class StoreBatch implements BatchPlan, Serializable {
       StateReadability.check(ckpt, op, table, n);
       List<String> names = op.storeNames();
       for (int i = 0; i < names.size(); i++) {
-        stores.add(op.kind().equals("tws")
+        stores.add(op.kind().needsColumnFamilies()
             ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
             : storeSpec(ckpt.location(), op, names.get(i), i, n));
       }

@@ -41,7 +41,7 @@ final class PlacementFit {
   private static String misfit(Checkpoint old, long batch, Pair pair, Map<Long, List<String>> inputs) {
     if (pair.old() == null || pair.neu() == null || pair.old().stores().isEmpty()
         || KeyPlacement.isStrict(old, pair.old().op(), batch)
-        || !List.of("agg", "dedup", "groupstate", "session").contains(pair.old().op().kind())) {
+        || !pair.old().op().kind().placedByInput()) {
       return null;
     }
     StoreSpec store = pair.old().stores().get(0);

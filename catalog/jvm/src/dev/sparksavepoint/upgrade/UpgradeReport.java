@@ -102,7 +102,7 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
   private List<String> withInitialValues(Pair p) {
     List<String> lines = new ArrayList<>(p.fit().changes());
     SparkPlan node = planned.get(p.neu().op().id());
-    List<String> initial = node == null || !p.neu().op().kind().equals("agg") ? null
+    List<String> initial = node == null || !p.neu().op().kind().hasValueNames() ? null
         : AggregateBuffers.initialValues(node);
     if (initial == null || p.fit().valueChanges().isEmpty()) return lines;
     SchemaChange value = p.fit().valueChanges().get(0);

@@ -9,6 +9,7 @@ import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.commit.StagingFolders;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.store.CarryOver;
 import dev.sparksavepoint.store.PlannedChanges;
@@ -31,16 +32,17 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
- * Several statements, one batch. While the session setting {@value #CONF} names an open
- * transaction, each INSERT, DELETE, UPDATE or MERGE on a state table runs its checks and its
- * tasks as usual, but the tasks only read batch N and record the changes they would make
- * ({@link StagedEdits}) in the transaction's staging folder {@code <checkpoint>/_savepoint-tx-<id>}
- * ({@link StagingFolders}; one a killed driver left is removed by the next transaction).
- * {@link #commit} then claims batch N+1 once, replays every statement's changes onto the stores
- * of batch N through Spark's providers (one task per changed store partition), carries the
- * other partitions over and writes commits/N+1 last, exactly like a single edit
- * ({@link CheckpointCommit}): all statements land as one batch, or none. {@link #rollback},
- * like a failed commit, removes the staging folder: the checkpoint is as before, byte for byte.
+ * Several statements, one batch. While the session setting
+ * {@code spark.savepoint.write.transaction} names an open transaction, each INSERT, DELETE, UPDATE
+ * or MERGE on a state table runs its checks and its tasks as usual, but the tasks only read batch N
+ * and record the changes they would make ({@link StagedEdits}) in the transaction's staging folder
+ * {@code <checkpoint>/_savepoint-tx-<id>} ({@link StagingFolders}; one a killed driver left is
+ * removed by the next transaction). {@link #commit} then claims batch N+1 once, replays every
+ * statement's changes onto the stores of batch N through Spark's providers (one task per changed
+ * store partition), carries the other partitions over and writes commits/N+1 last, exactly like a
+ * single edit ({@link CheckpointCommit}): all statements land as one batch, or none.
+ * {@link #rollback}, like a failed commit, removes the staging folder: the checkpoint is as before,
+ * byte for byte.
  *
  * <p>Every statement reads the state as of batch N: a statement may neither read nor edit a
  * table an earlier statement of the transaction edited (SAVEPOINT_TRANSACTION_CONFLICT; one
@@ -55,9 +57,6 @@ import org.apache.spark.sql.classic.SparkSession;
  * </pre>
  */
 public final class EditTransaction {
-  /** The session setting naming the transaction the session's writes are staged in. */
-  public static final String CONF = "spark.savepoint.write.transaction";
-
   private static final Map<String, EditTransaction> OPEN = new ConcurrentHashMap<>();
 
   private final String id;
@@ -85,7 +84,7 @@ public final class EditTransaction {
     this.id = id;
   }
 
-  /** Opens a transaction; its id is what {@value #CONF} is set to. */
+  /** Opens a transaction; its id is what {@code spark.savepoint.write.transaction} is set to. */
   public static String begin() {
     String id = UUID.randomUUID().toString();
     OPEN.put(id, new EditTransaction(id));
@@ -99,13 +98,13 @@ public final class EditTransaction {
    */
   public static EditTransaction of(String id) {
     EditTransaction tx = OPEN.get(id);
-    if (tx == null) throw Errors.transactionEnded(id, CONF);
+    if (tx == null) throw Errors.transactionEnded(id, Settings.WRITE_TRANSACTION);
     return tx;
   }
 
-  /** The transaction the session's writes are staged in ({@value #CONF}), or null. */
+  /** The transaction the session's writes are staged in ({@code Settings.WRITE_TRANSACTION}). */
   static EditTransaction active(SparkSession spark) {
-    String id = spark.sessionState().conf().getConfString(CONF, "");
+    String id = spark.sessionState().conf().getConfString(Settings.WRITE_TRANSACTION, "");
     return id.isEmpty() ? null : of(id);
   }
 

@@ -16,13 +16,12 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Matches the columns a write statement gives to a state table's flat columns, on the driver,
- * before anything is written (the table accepts any schema so that Spark inserts no silent
- * casts). Columns match all by name when every given name is a table column, else by position;
- * the metadata column {@code partition_id} may be given too (by name, or last by position) and
- * is ignored: the write recomputes it. Key columns must have the exact type (they
- * decide the state partition; {@code sql.WidenKeys} casts narrower whole numbers before this check);
- * value columns may be widened without loss ({@code Cast.canUpCast},
- * e.g. INT to BIGINT), never narrowed.
+ * before anything is written (the table accepts any schema so that Spark inserts no silent casts).
+ * Columns match all by name when every given name is a table column, else by position; the metadata
+ * column {@code partition_id} may be given too (by name, or last by position) and is ignored: the
+ * write recomputes it. Key columns must have the exact type (they decide the state partition;
+ * {@code sql.WidenKeys} casts narrower whole numbers before this check); value columns may be
+ * widened without loss ({@code Cast.canUpCast}, e.g. INT to BIGINT), never narrowed.
  */
 public final class IncomingColumns {
   /**

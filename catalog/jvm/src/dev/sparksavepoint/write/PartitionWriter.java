@@ -45,8 +45,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private final long[] imageKeys;
   /**
    * For a full image into a store that keeps no entries (HDFS-backed,
-   * {@link dev.sparksavepoint.store.HdfsImageMap}),
-   * which cannot look keys up: the hashes of the keys put, checked when the partition ends.
+   * {@link dev.sparksavepoint.store.HdfsImageMap}), which cannot look keys up: the hashes of the
+   * keys put, checked when the partition ends.
    */
   private final ImageKeyHashes imageHashes;
   /** The keys a full image got so far (each once). */

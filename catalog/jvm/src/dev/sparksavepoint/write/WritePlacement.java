@@ -4,6 +4,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.RecordedPartitioning;
 import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.PlacementCheck;
 import dev.sparksavepoint.read.StateSource;
@@ -16,18 +17,16 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
 /**
- * Where a write puts keys ({@link KeyPlacement}): by all key columns on a strict checkpoint;
- * on a non-strict one by the columns the user names (write option {@value #OPTION}, or the SQL
- * conf {@value #CONF}), those of the query given to the catalog ({@code --query},
- * {@code attach(query=)}), or those the query recorded when it ran
- * ({@link RecordedPartitioning}), after checking that they place every stored key where it
- * lives. A write that knows none there is refused, with the column sets the stored keys fit.
+ * Where a write puts keys ({@link KeyPlacement}): by all key columns on a strict checkpoint; on a
+ * non-strict one by the columns the user names (write option {@value #OPTION}, or the SQL conf
+ * {@code spark.savepoint.write.partitionedBy}), those of the query given to the catalog
+ * ({@code --query}, {@code attach(query=)}), or those the query recorded when it ran
+ * ({@link RecordedPartitioning}), after checking that they place every stored key where it lives. A
+ * write that knows none there is refused, with the column sets the stored keys fit.
  */
 final class WritePlacement {
   /** The write option that names the columns the query partitioned its input by. */
   static final String OPTION = "partitioned_by";
-  /** The same for SQL: {@code SET spark.savepoint.write.partitionedBy=k1}. */
-  static final String CONF = "spark.savepoint.write.partitionedBy";
 
   /**
    * Placements already checked against every stored key of a batch (checkpoint, batch and its
@@ -46,7 +45,8 @@ final class WritePlacement {
       List<String> keyNames, CaseInsensitiveStringMap options) {
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
     String given = options.get(OPTION);
-    if (given == null) given = spark.sessionState().conf().getConfString(CONF, null);
+    if (given == null) given = spark.sessionState().conf()
+        .getConfString(Settings.WRITE_PARTITIONED_BY, null);
     String uid = origin.operator().uid();
     if (KeyPlacement.isStrict(ckpt, origin.operator(), batchId)) {
       if (given != null && !KeyPlacement.given(parse(origin, given, keyNames))

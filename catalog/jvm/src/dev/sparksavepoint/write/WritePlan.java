@@ -4,17 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.OperatorKind;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.checkpoint.TwsVariable;
 import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImageTarget;
 import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 
@@ -27,20 +28,10 @@ import org.apache.spark.sql.execution.streaming.state.StateStore;
  * tasks.
  */
 public final class WritePlan extends StoreBatch {
-  /**
-   * A session setting: when true, a write is a dry run. It reads the state and reports what it
-   * would add, change and remove ({@code commit.DryRunReport}), and claims, writes and commits
-   * nothing.
-   */
-  public static final String DRY_RUN_CONF = "spark.savepoint.write.dryRun";
-
   /** A join side's stores: {@code <side>-keyWithIndexToValue} and {@code <side>-keyToNumValues}. */
   static final String JOIN_VALUES = "-keyWithIndexToValue";
 
   static final String JOIN_COUNTS = "-keyToNumValues";
-
-  /** Operator kinds whose single store can be written. */
-  static final Set<String> WRITABLE_KINDS = Set.of("agg", "dedup", "groupstate", "tws");
 
   private final String uid;
   private final String state;
@@ -52,7 +43,7 @@ public final class WritePlan extends StoreBatch {
   private final StoreSpec joinCounts;
   /** The transformWithState variable (or timers) the write edits, or null. */
   private final TwsVariable variable;
-  /** True for a dry run ({@link #DRY_RUN_CONF}). */
+  /** True for a dry run ({@code spark.savepoint.write.dryRun}). */
   private final boolean dryRun;
   /**
    * For a statement of an edit transaction ({@link EditTransaction#CONF}): the folder its
@@ -96,7 +87,7 @@ public final class WritePlan extends StoreBatch {
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
     boolean dryRun = Boolean.parseBoolean(
-        spark.sessionState().conf().getConfString(DRY_RUN_CONF, "false"));
+        spark.sessionState().conf().getConfString(Settings.WRITE_DRY_RUN, "false"));
     long loaded = ckpt.lastCommitted();
     WriteRecovery recovery = dryRun ? WriteRecovery.none(ckpt, op.uid(), origin.state())
         : WriteRecovery.run(spark, ckpt, op.uid(), origin.state());
@@ -109,8 +100,8 @@ public final class WritePlan extends StoreBatch {
           + " was committed after the statement read the table at batch " + origin.batchId());
     }
     StoreBatch batch = StoreBatch.carryOver(spark, ckpt, last);
-    boolean join = op.kind().equals("join");
-    String editedStore = op.kind().equals("tws") ? "default"
+    boolean join = op.kind() == OperatorKind.JOIN;
+    String editedStore = op.kind() == OperatorKind.TWS ? "default"
         : join ? origin.ref().value() + JOIN_VALUES : origin.ref().value();
     StoreSpec edited = findStore(batch.stores(), op, editedStore);
     StoreSpec counts = join ? findStore(batch.stores(), op, origin.ref().value() + JOIN_COUNTS)
@@ -154,15 +145,15 @@ public final class WritePlan extends StoreBatch {
   }
 
   private static void checkWritable(String path, Operator op, TableOrigin origin) {
-    String kind = op.kind();
-    if (kind.equals("join")) {
+    OperatorKind.Writes writes = op.kind().writes();
+    if (writes == OperatorKind.Writes.JOIN_SIDES) {
       if (origin.ref().option().equals("joinSide")) return;
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "a join's internal stores are"
           + " read-only: write the join side tables (left, right), which keep both stores of"
           + " a side consistent.");
     }
-    if (kind.equals("tws")) return; // per variable: TwsVariable.of
-    if (!WRITABLE_KINDS.contains(kind) || !origin.ref().option().equals("storeName")) {
+    if (writes == OperatorKind.Writes.VARIABLES) return; // per variable: TwsVariable.of
+    if (writes != OperatorKind.Writes.STORE || !origin.ref().option().equals("storeName")) {
       throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing "
           + op.description() + " state (Spark's " + op.name() + ") is not supported yet;"
           + " writable kinds: streaming aggregation (agg_N),"
@@ -201,7 +192,7 @@ public final class WritePlan extends StoreBatch {
     return variable;
   }
 
-  /** True when the write only reports what it would change ({@link #DRY_RUN_CONF}). */
+  /** True when the write only reports what it would change ({@code Settings.WRITE_DRY_RUN}). */
   boolean dryRun() {
     return dryRun;
   }

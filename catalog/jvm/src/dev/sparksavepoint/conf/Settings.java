@@ -1,0 +1,36 @@
+package dev.sparksavepoint.conf;
+
+/**
+ * Every {@code spark.savepoint.*} setting, declared once. The Java code reads them from here;
+ * Python reads their names from this file's source ({@code spark_savepoint.catalog.settings}),
+ * so a name is never spelled twice. Session settings are set with {@code SET} or
+ * {@code spark.conf.set}; application settings with {@code --conf} at start.
+ */
+public final class Settings {
+  private Settings() {}
+
+  /** Session: {@code true} makes every write a dry run that reports and writes nothing. */
+  public static final String WRITE_DRY_RUN = "spark.savepoint.write.dryRun";
+
+  /** Session: {@code true} writes although the checkpoint's query may look alive. */
+  public static final String WRITE_FORCE = "spark.savepoint.write.force";
+
+  /** Session: the columns a non-strict query placed its keys by (as the option partitioned_by). */
+  public static final String WRITE_PARTITIONED_BY = "spark.savepoint.write.partitionedBy";
+
+  /** Session: the id of the edit transaction the session's writes are staged in. */
+  public static final String WRITE_TRANSACTION = "spark.savepoint.write.transaction";
+
+  /** Application: {@code true} refuses every write and DDL (a server's default). */
+  public static final String READ_ONLY = "spark.savepoint.readOnly";
+
+  /** Internal (Hadoop conf of a read): the moved schema folder's recorded location. */
+  public static final String RELOCATED_SCHEMA_FROM = "spark.savepoint.relocatedSchema.from";
+
+  /** Internal (Hadoop conf of a read): the moved schema folder's location now. */
+  public static final String RELOCATED_SCHEMA_TO = "spark.savepoint.relocatedSchema.to";
+
+  /** Internal (Hadoop conf of a read): the file system class the relocation wraps. */
+  public static final String RELOCATED_SCHEMA_DELEGATE =
+      "spark.savepoint.relocatedSchema.delegate";
+}
