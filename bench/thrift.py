@@ -23,7 +23,7 @@ from pathlib import Path
 from common import build_keyed_state, median_seconds
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext.thrift import create_session, start
+from spark_savepoint.sql_ext.servers.thrift import create_session, start
 
 GOAL_SECONDS = 0.3
 GOAL_RATIO = 1.5

@@ -10,11 +10,18 @@ One import root; the repository's folders install as its sub-packages:
     spark.sql("SELECT * FROM savepoint.agg_0.default").show()
 """
 
+from importlib.metadata import PackageNotFoundError as _NotInstalled
+from importlib.metadata import version as _version
 from pkgutil import extend_path
 
 # From a source checkout, ``./spark_savepoint`` shadows the installed package: find the
 # sub-packages (mapped from ../catalog, ../sql_ext, ../udfs) where pip installed them.
 __path__ = extend_path(__path__, __name__)
+
+try:
+    __version__ = _version("spark-savepoint")
+except _NotInstalled:  # imported from a source checkout that pip never installed
+    __version__ = "0+unknown"
 
 from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # noqa: E402
 from spark_savepoint.catalog.errors import SavepointError  # noqa: E402

@@ -1,5 +1,8 @@
-"""Sessions with savepoint catalogs attached, edits, empty savepoints, the ``spark-savepoint``
-command line and the Thrift server. The public names are re-exported by ``spark_savepoint``::
+"""Sessions with savepoint catalogs attached, edits, empty savepoints, savepoints, upgrades and
+inspection: the API's verbs, one module each, at this level (their public names are re-exported
+by ``spark_savepoint``), with :mod:`.connect_client`, the same verbs from a Spark Connect client.
+Two sub-packages build on them: :mod:`.cli`, the ``spark-savepoint`` command line, and
+:mod:`.servers`, the Thrift and Spark Connect servers. Example::
 
     from spark_savepoint import session
     spark = session("/tmp/ckpt")

@@ -15,7 +15,7 @@ import zlib
 from pathlib import Path
 
 from spark_savepoint import attach, inspect_checkpoint
-from spark_savepoint.sql_ext.inspect_cli import summary
+from spark_savepoint.sql_ext.cli.report_text import summary
 from tests.compat.golden import as_compared
 from tests.compat.spark_goldens import GOLDENS
 from tests.compat.state_reader import read_state

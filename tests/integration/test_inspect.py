@@ -17,8 +17,8 @@ import pytest
 
 from spark_savepoint.catalog.bridge import list_files
 from spark_savepoint.sql_ext.cli import main
+from spark_savepoint.sql_ext.cli.report_html import render
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint
-from spark_savepoint.sql_ext.report_html import render
 from spark_savepoint.sql_ext.state_files import StateFiles
 from tests.support.streaming_queries import build
 

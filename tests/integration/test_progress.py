@@ -9,7 +9,7 @@ import re
 from pyspark.sql import functions as F
 
 from spark_savepoint import take_savepoint
-from spark_savepoint.sql_ext.progress import job_progress
+from spark_savepoint.sql_ext.cli.progress import job_progress
 
 
 def test_take_shows_its_progress_as_plain_lines_off_a_terminal(

@@ -16,7 +16,7 @@ import pytest
 
 from spark_savepoint import attach
 from spark_savepoint.catalog.jar import pyspark_jars
-from spark_savepoint.sql_ext.views import select_sql, state_schema
+from spark_savepoint.sql_ext.servers.views import select_sql, state_schema
 from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 

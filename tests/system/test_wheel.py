@@ -29,6 +29,8 @@ def test_the_wheel_installs_one_import_root(tmp_path: Path) -> None:
     assert top_level.decode().split() == ["spark_savepoint"]
     package = {"/".join(name.split("/")[:2]) for name in names}
     assert {"spark_savepoint/catalog", "spark_savepoint/sql_ext", "spark_savepoint/udfs"} <= package
+    added = ("sql_ext/cli/__init__.py", "sql_ext/servers/__init__.py", "py.typed")
+    assert {f"spark_savepoint/{name}" for name in added} <= set(names)
     assert "spark_savepoint/catalog/jvm/spark-savepoint.jar" in names
     assert any(name.endswith("PythonEntry.java") for name in names)  # sources, to rebuild the jar
     assert not [name for name in names if "/jvm/test/" in name]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
+import importlib
+import pkgutil
 from pathlib import Path
 
 import pytest
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments
-from spark_savepoint.sql_ext.cli import build_parser, conf_for, main, spark_sql_command
-from spark_savepoint.sql_ext.queries import catalog_queries
+from spark_savepoint.sql_ext import cli
+from spark_savepoint.sql_ext.cli import build_parser, main
+from spark_savepoint.sql_ext.cli.queries import catalog_queries
+from spark_savepoint.sql_ext.cli.sql import conf_for, spark_sql_command
 
 
 def _refusal(capsys, argv: list[str]) -> list[str]:
@@ -168,7 +173,7 @@ def test_thriftserver_beyond_loopback_without_a_credential_is_one_line(
 
 
 def test_a_credential_or_insecure_lets_the_bind_pass() -> None:
-    from spark_savepoint.sql_ext.credentials import check_bind
+    from spark_savepoint.sql_ext.servers.credentials import check_bind
 
     for bind in ("127.0.0.1", "127.0.0.2", "::1", "localhost"):
         check_bind(bind, credential=False, insecure=False, server="S", how="H")
@@ -176,7 +181,7 @@ def test_a_credential_or_insecure_lets_the_bind_pass() -> None:
 
 
 def test_insecure_warns(capsys) -> None:
-    from spark_savepoint.sql_ext.credentials import check_bind
+    from spark_savepoint.sql_ext.servers.credentials import check_bind
 
     check_bind("0.0.0.0", credential=False, insecure=True, server="The Thrift server", how="H")
     assert capsys.readouterr().err.splitlines() == [
@@ -212,7 +217,7 @@ def test_a_missing_or_empty_secret_file_is_refused(capsys, tmp_path) -> None:
 def test_the_connect_token_comes_from_the_file_the_environment_or_a_new_one(
     tmp_path, monkeypatch
 ) -> None:
-    from spark_savepoint.sql_ext.connect import server_token
+    from spark_savepoint.sql_ext.servers.connect import server_token
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("SPARK_CONNECT_AUTHENTICATE_TOKEN", raising=False)
@@ -237,8 +242,8 @@ def test_the_connect_token_comes_from_the_file_the_environment_or_a_new_one(
 
 
 def test_thrift_password_settings() -> None:
-    from spark_savepoint.sql_ext.credentials import parse_password
-    from spark_savepoint.sql_ext.thrift import asks_credential, auth_conf
+    from spark_savepoint.sql_ext.servers.credentials import parse_password
+    from spark_savepoint.sql_ext.servers.thrift import asks_credential, auth_conf
 
     assert auth_conf(Path("/p")) == {
         "hive.server2.authentication": "CUSTOM",
@@ -260,3 +265,15 @@ def test_a_password_file_and_another_authentication_are_refused(capsys, tmp_path
         "spark-savepoint: [SAVEPOINT_BAD_ARGUMENTS] --password-file and --hiveconf "
         "hive.server2.authentication=LDAP each set how clients log in: give one."
     ]
+
+
+def test_every_command_group_registers_through_one_add() -> None:
+    """Each module of ``cli`` with an ``add(subparsers)`` is a command group of the parser, and
+    the groups add the commands in the order ``--help`` lists them."""
+    modules = [importlib.import_module(info.name)
+               for info in pkgutil.iter_modules(cli.__path__, cli.__name__ + ".")]  # fmt: skip
+    assert {m.__name__ for m in modules if hasattr(m, "add")} == {
+        group.__name__ for group in cli.COMMAND_GROUPS}  # fmt: skip
+    (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    assert list(commands.choices) == ["sql", "conf", "create", "recover", "offsets", "savepoint",
+                                      "upgrade", "inspect", "thriftserver", "connect"]  # fmt: skip

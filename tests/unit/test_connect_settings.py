@@ -6,7 +6,7 @@ import sys
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext.cli import build_parser
-from spark_savepoint.sql_ext.connect import connect_url, server_conf
+from spark_savepoint.sql_ext.servers.connect import connect_url, server_conf
 
 
 def test_server_settings_attach_each_catalog_and_bind_the_service() -> None:

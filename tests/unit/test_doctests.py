@@ -32,4 +32,5 @@ def test_docstring_examples(name: str) -> None:
 
 
 def test_the_modules_with_examples_are_found() -> None:
-    assert {"spark_savepoint.catalog.errors", "spark_savepoint.sql_ext.views"} <= set(MODULES)
+    with_examples = ("catalog.errors", "sql_ext.servers.views", "sql_ext.cli.local")
+    assert {f"spark_savepoint.{name}" for name in with_examples} <= set(MODULES)

@@ -9,9 +9,9 @@ import re
 from html.parser import HTMLParser
 
 from spark_savepoint.sql_ext.cli import build_parser
-from spark_savepoint.sql_ext.inspect_cli import summary
+from spark_savepoint.sql_ext.cli.report_html import render
+from spark_savepoint.sql_ext.cli.report_text import summary
 from spark_savepoint.sql_ext.inspection import BatchStats, Inspection, OperatorStats, TableStats
-from spark_savepoint.sql_ext.report_html import render
 
 
 def _inspection() -> Inspection:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext.cli import build_parser
-from spark_savepoint.sql_ext.thrift import server_conf
-from spark_savepoint.sql_ext.views import (
+from spark_savepoint.sql_ext.servers.thrift import server_conf
+from spark_savepoint.sql_ext.servers.views import (
     flat_columns,
     metadata_database,
     select_sql,
@@ -57,6 +57,7 @@ def test_server_is_read_only_unless_asked() -> None:
     assert conf["spark.sql.catalog.savepoint.path"] == "/ckpt"
     writable = server_conf({"savepoint": "/ckpt"}, state_dir="/s", allow_writes=True)
     assert writable["spark.savepoint.readOnly"] == "false"
+    assert writable["spark.sql.extensions"] == bridge.EXTENSIONS_CLASS  # as connect's
 
 
 def test_thriftserver_arguments() -> None:
@@ -70,7 +71,7 @@ def test_thriftserver_arguments() -> None:
 
 
 def test_a_view_is_recreated_only_when_its_query_changed() -> None:
-    from spark_savepoint.sql_ext.views import _created_view, _unchanged
+    from spark_savepoint.sql_ext.servers.views import _created_view, _unchanged
 
     statement = "CREATE OR REPLACE VIEW spark_catalog.sp.agg_0_default AS SELECT `user` FROM c.a.b"
     assert _created_view(statement) == "agg_0_default"

@@ -11,18 +11,22 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from spark_savepoint.sql_ext.cli.local import in_local_session
+from spark_savepoint.sql_ext.cli.options import command, common
+from spark_savepoint.sql_ext.cli.progress import job_progress
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-def add_savepoint(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add(subparsers: argparse._SubParsersAction) -> None:
     """Adds ``savepoint`` and its sub-commands to the CLI's parser."""
-    savepoint = sub.add_parser(
-        "savepoint", parents=[common],
+    savepoint = command(
+        subparsers, "savepoint",
         help="take, list, restore or dispose of savepoints (self-contained images of state)",
     )  # fmt: skip
     actions = savepoint.add_subparsers(dest="action", required=True)
-    local = argparse.ArgumentParser(add_help=False, parents=[common])
+    local = argparse.ArgumentParser(add_help=False, parents=[common()])
     local.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
 
     take = actions.add_parser("take", parents=[local], help="take a savepoint of a checkpoint")
@@ -135,8 +139,6 @@ def _dispose(args: argparse.Namespace) -> int:
 def _local(
     args: argparse.Namespace, label: str | None, action: Callable[[SparkSession], str]
 ) -> int:
-    from spark_savepoint.sql_ext.cli import in_local_session
-    from spark_savepoint.sql_ext.progress import job_progress
 
     def run(spark: SparkSession) -> str:
         if label is None:

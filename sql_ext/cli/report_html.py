@@ -13,7 +13,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from spark_savepoint.sql_ext.inspect_cli import human_bytes, summary
+from spark_savepoint.sql_ext.cli.report_text import human_bytes, summary
 
 if TYPE_CHECKING:
     from spark_savepoint.sql_ext.inspection import Inspection, TableStats

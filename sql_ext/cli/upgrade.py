@@ -13,7 +13,10 @@ import json
 from dataclasses import asdict
 from typing import TYPE_CHECKING
 
-from spark_savepoint.sql_ext.queries import add_output_mode, load_query
+from spark_savepoint.sql_ext.cli.local import check_local, in_local_session, run_in_local_session
+from spark_savepoint.sql_ext.cli.options import command, common
+from spark_savepoint.sql_ext.cli.progress import job_progress
+from spark_savepoint.sql_ext.cli.queries import add_output_mode, load_query
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -21,14 +24,14 @@ if TYPE_CHECKING:
     from spark_savepoint.sql_ext.upgrade import UpgradeReport
 
 
-def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def add(subparsers: argparse._SubParsersAction) -> None:
     """Adds ``upgrade`` and its sub-commands to the CLI's parser."""
-    upgrade = sub.add_parser(
-        "upgrade", parents=[common],
+    upgrade = command(
+        subparsers, "upgrade",
         help="check which state of a checkpoint a changed query keeps",
     )  # fmt: skip
     actions = upgrade.add_subparsers(dest="action", required=True)
-    query = argparse.ArgumentParser(add_help=False, parents=[common])
+    query = argparse.ArgumentParser(add_help=False, parents=[common()])
     query.add_argument("checkpoint", help="the query's checkpoint folder")
     query.add_argument(
         "--query", required=True, metavar="MODULE:FUNCTION",
@@ -62,8 +65,6 @@ def add_upgrade(sub: argparse._SubParsersAction, common: argparse.ArgumentParser
 
 
 def _apply(args: argparse.Namespace) -> int:
-    from spark_savepoint.sql_ext.cli import check_local, in_local_session
-    from spark_savepoint.sql_ext.progress import job_progress
     from spark_savepoint.sql_ext.upgrade import upgrade_apply
 
     check_local([args.checkpoint])
@@ -78,7 +79,6 @@ def _apply(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from spark_savepoint.sql_ext.cli import check_local, run_in_local_session
     from spark_savepoint.sql_ext.upgrade import upgrade_check
 
     check_local([args.checkpoint])

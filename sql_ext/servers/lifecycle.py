@@ -1,6 +1,7 @@
 """What the in-process servers (``spark-savepoint thriftserver`` and ``connect``) share: a port
-checked before Spark starts, SIGINT/SIGTERM as the stop signal, waiting until the server accepts
-connections, and stopping without a trace when the JVM is already gone.
+checked before Spark starts, the server's own Spark session, SIGINT/SIGTERM as the stop signal,
+waiting until the server accepts connections, and stopping without a trace when the JVM is
+already gone.
 
 >>> stop = threading.Event(); stop.set()
 >>> wait_until_stopped(stop)
@@ -16,9 +17,13 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog.errors import PortInUse
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +66,17 @@ def accepts_connections(bind: str, port: int, timeout: float) -> bool:
 def _reachable(bind: str) -> str:
     """The address to connect to a server bound to ``bind`` (a wildcard is reached locally)."""
     return "127.0.0.1" if bind in ("", "0.0.0.0") else "::1" if bind == "::" else bind
+
+
+def new_session(app_name: str, master: str, settings: Mapping[str, str]) -> SparkSession:
+    """A new SparkSession for a server: ``app_name`` on ``master`` with ``settings`` (its web
+    UI off unless they turn it on)."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.appName(app_name).master(master)
+    for key, value in {"spark.ui.enabled": "false", **settings}.items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def stop_on_signals(stop: threading.Event | None = None) -> threading.Event:

@@ -3,14 +3,13 @@
 Each checkpoint ``NAME=PATH`` is attached as catalog ``NAME``, so ``NAME.<uid>.<state>`` means
 the same over JDBC as in PySpark and ``spark-sql``. For the schema browsers of BI tools (JDBC
 metadata lists ``spark_catalog`` only), the catalog's tree is mirrored by flat views (see
-:mod:`sql_ext.views`): database ``NAME_<uid>`` with a view per state, and
+:mod:`.views`): database ``NAME_<uid>`` with a view per state, and
 ``NAME_metadata.metadata``; a background thread keeps them in sync.
 
 The server runs in-process (``HiveThriftServer2.startWithContext``); each JDBC connection gets
 a session of its own (its ``USE`` and ``SET`` stay its own), and all share the views and the
-catalogs. Read-only by default: the
-``ReadOnlyGuard`` extension refuses writes and DDL from clients; the view refresher uses its own
-exempt session.
+catalogs. Read-only by default (:mod:`.access`): the ``ReadOnlyGuard`` extension refuses writes
+and DDL from clients; the view refresher uses its own exempt session.
 
 Who gets in: with ``password_file`` (``user:password`` or a bare password, owner-only),
 HiveServer2's CUSTOM authentication with the jar's ``PasswordFileAuthenticator``; LDAP, PAM or
@@ -38,11 +37,18 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.bridge import from_java
-from spark_savepoint.sql_ext.credentials import parse_password
 from spark_savepoint.sql_ext.quiet import log_options
-from spark_savepoint.sql_ext.servers import check_port, quietly, stop_on_signals, wait_until_stopped
+from spark_savepoint.sql_ext.servers.access import access_conf, access_line
+from spark_savepoint.sql_ext.servers.credentials import parse_password
+from spark_savepoint.sql_ext.servers.lifecycle import (
+    check_port,
+    new_session,
+    quietly,
+    stop_on_signals,
+    wait_until_stopped,
+)
+from spark_savepoint.sql_ext.servers.views import metadata_database, sync_views
 from spark_savepoint.sql_ext.session import catalog_conf, spark_conf
-from spark_savepoint.sql_ext.views import metadata_database, sync_views
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -65,9 +71,8 @@ def server_conf(
     conf = spark_conf()
     for database, path in catalogs.items():
         conf.update(catalog_conf(path, database))
+    conf.update(access_conf(conf["spark.sql.extensions"], allow_writes=allow_writes))
     conf.update({
-        "spark.sql.extensions": f"{conf['spark.sql.extensions']},{bridge.READ_ONLY_GUARD_CLASS}",
-        "spark.savepoint.readOnly": str(not allow_writes).lower(),
         "spark.sql.warehouse.dir": str(state / "warehouse"),
         "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={state / 'derby.log'}",
     })  # fmt: skip
@@ -200,17 +205,8 @@ def create_session(
     conf: Mapping[str, str] | None = None,
 ) -> SparkSession:
     """A new SparkSession set up for :func:`start`."""
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("spark-savepoint-thriftserver").master(master)
-    settings = {
-        "spark.ui.enabled": "false",
-        **server_conf(catalogs, state_dir=state_dir, allow_writes=allow_writes),
-        **(conf or {}),
-    }
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    return builder.getOrCreate()
+    settings = server_conf(catalogs, state_dir=state_dir, allow_writes=allow_writes)
+    return new_session("spark-savepoint-thriftserver", master, {**settings, **(conf or {})})
 
 
 def serve(
@@ -274,5 +270,5 @@ def _announce(
         views = server.views.get(name, [])
         print(f"    BI views: {metadata_database(name)}.metadata and "
               f"{len(views) - 1} state view(s): {', '.join(views[1:])}")  # fmt: skip
-    mode = "writes ALLOWED (--allow-writes)" if allow_writes else "read-only"
-    print(f"  {mode}; Ctrl-C or SIGTERM stops the server", flush=True)
+    print(f"  {access_line(allow_writes=allow_writes)}; Ctrl-C or SIGTERM stops the server",
+          flush=True)  # fmt: skip

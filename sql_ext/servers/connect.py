@@ -17,9 +17,9 @@ generated for this start and written, owner-only, to ``~/.spark-savepoint/connec
 (removed at stop). The URL says ``localhost``: pyspark sends a token only over TLS, except to
 the host ``localhost`` (gRPC local credentials); Spark's Connect server has no TLS settings.
 
-Read-only by default (the ``ReadOnlyGuard`` extension, as on the Thrift server): no writes, no
-CALL, no DDL. A token holder can still run Python code on the server (UDFs), so read-only
-guards against mistakes, not against the token holder. Each client session has its own
+Read-only by default (the ``ReadOnlyGuard`` extension, as on the Thrift server: :mod:`.access`):
+no writes, no CALL, no DDL. A token holder can still run Python code on the server (UDFs), so
+read-only guards against mistakes, not against the token holder. Each client session has its own
 settings: what one client attaches, the others do not see.
 
 >>> conf = server_conf({"savepoint": "/ckpt"}, port=15002, bind="127.0.0.1", token="t")
@@ -42,17 +42,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext.credentials import (
+from spark_savepoint.sql_ext.quiet import scratch, spark_settings
+from spark_savepoint.sql_ext.servers.access import access_conf, access_line
+from spark_savepoint.sql_ext.servers.credentials import (
     is_loopback,
     new_token,
     read_secret,
     secrets_dir,
     write_secret,
 )
-from spark_savepoint.sql_ext.quiet import scratch, spark_settings
-from spark_savepoint.sql_ext.servers import (
+from spark_savepoint.sql_ext.servers.lifecycle import (
     accepts_connections,
     check_port,
+    new_session,
     quietly,
     stop_on_signals,
     wait_until_stopped,
@@ -101,10 +103,8 @@ def server_conf(
         TOKEN_CONF: token,
         # clients' Python UDFs and UDTFs run in workers of this interpreter (it has pyspark)
         "spark.pyspark.python": sys.executable,
-        "spark.savepoint.readOnly": str(not allow_writes).lower(),
     })  # fmt: skip
-    if not allow_writes:
-        conf["spark.sql.extensions"] += f",{bridge.READ_ONLY_GUARD_CLASS}"
+    conf.update(access_conf(conf["spark.sql.extensions"], allow_writes=allow_writes))
     return conf
 
 
@@ -178,17 +178,8 @@ def create_session(
     conf: Mapping[str, str] | None = None,
 ) -> SparkSession:
     """A new SparkSession set up for :func:`start`."""
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("spark-savepoint-connect").master(master)
-    settings = {
-        "spark.ui.enabled": "false",
-        **server_conf(catalogs, port=port, bind=bind, token=token, allow_writes=allow_writes),
-        **(conf or {}),
-    }
-    for key, value in settings.items():
-        builder = builder.config(key, value)
-    return builder.getOrCreate()
+    settings = server_conf(catalogs, port=port, bind=bind, token=token, allow_writes=allow_writes)
+    return new_session("spark-savepoint-connect", master, {**settings, **(conf or {})})
 
 
 def serve(
@@ -234,5 +225,5 @@ def _announce(server: ConnectServer, token: Token, bind: str, allow_writes: bool
               "use localhost")  # fmt: skip
     for name, path in server.catalogs.items():
         print(f"  catalog {name}: {path} (SELECT * FROM {name}.metadata)")
-    mode = "writes ALLOWED (--allow-writes)" if allow_writes else "read-only"
-    print(f"  {mode}; Ctrl-C or SIGTERM stops the server", flush=True)
+    print(f"  {access_line(allow_writes=allow_writes)}; Ctrl-C or SIGTERM stops the server",
+          flush=True)  # fmt: skip

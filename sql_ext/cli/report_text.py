@@ -1,78 +1,16 @@
-"""``spark-savepoint inspect``: a checkpoint's state per operator and table on the terminal
-(``--json``: as JSON), and with ``--html FILE`` one self-contained page with charts.
-
-It runs in a quiet local Spark session (or the active one) with the progress of the row
-counts on stderr; see :mod:`spark_savepoint.sql_ext.inspection` for what is measured how.
-"""
+"""``spark-savepoint inspect``'s terminal summary of an :class:`Inspection`: a head, one line
+per state table, the state files the last batches wrote; sizes for people (:func:`human_bytes`,
+which ``--html`` uses too)."""
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-
     from spark_savepoint.sql_ext.inspection import Inspection, OperatorStats, TableStats
 
 RECENT_BATCHES = 10
 """Batches the terminal summary lists (the last ones); --json and --html have all."""
-
-HELP = """\
-Counts each state table's rows per partition with one Spark job per table (--no-rows: none);
-everything else comes from the checkpoint's logs and a listing of its files, without a Spark
-job. skew = the largest partition's rows / the median partition's rows ('-' when the median is
-0). "on disk": every file of the operator's state folder (all versions kept). "written per
-batch": the state files of the batch's version (HDFS-backed .delta/.snapshot, RocksDB
-.changelog/.zip, with Spark's checksum files) plus the RocksDB SST and log files uploaded with
-that zip. A join's internal stores are listed, not counted."""
-
-
-def add_inspect(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
-    """Adds ``inspect`` to the CLI's parser."""
-    inspect = sub.add_parser(
-        "inspect", parents=[common], epilog=HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        help="per operator and state: rows, bytes, partitions, skew, batches kept, last commit",
-        description="Summarize a checkpoint's state per operator and state table.",
-    )  # fmt: skip
-    inspect.add_argument("path", metavar="PATH", help="checkpoint (or savepoint) folder")
-    inspect.add_argument(
-        "--batch", type=int, help="count rows at this committed batch (default: the last)"
-    )
-    inspect.add_argument(
-        "--html", metavar="FILE", help="also write one self-contained HTML page with charts"
-    )
-    inspect.add_argument("--json", action="store_true", help="print the summary as JSON")
-    inspect.add_argument(
-        "--no-rows", action="store_true", help="do not count rows (no Spark job at all)"
-    )
-    inspect.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
-    inspect.set_defaults(run=_inspect)
-
-
-def _inspect(args: argparse.Namespace) -> int:
-    from spark_savepoint.sql_ext.cli import check_local, run_in_local_session
-    from spark_savepoint.sql_ext.inspection import inspect_checkpoint
-    from spark_savepoint.sql_ext.progress import job_progress
-
-    check_local([args.path])
-
-    def run(spark: SparkSession) -> Inspection:
-        with job_progress(spark, "inspect"):
-            return inspect_checkpoint(spark, args.path, args.batch, rows=not args.no_rows)
-
-    inspection = run_in_local_session(args, run)
-    if args.html:
-        from spark_savepoint.sql_ext.report_html import render
-
-        Path(args.html).write_text(render(inspection), encoding="utf-8")
-    print(json.dumps(inspection.as_dict(), indent=1) if args.json else summary(inspection))
-    if args.html and not args.json:
-        print(f"Wrote {args.html}.")
-    return 0
 
 
 def summary(inspection: Inspection) -> str:
