@@ -1,8 +1,9 @@
 """The one JVM piece: locate the spark-savepoint jar, (re)building it with javac when missing.
 
-The jar ships prebuilt next to its sources (``catalog/jvm/src``). Its sources' digest is stamped
-beside it; when the stamp does not match (sources edited, another pyspark), the jar is rebuilt
-with ``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
+The jar ships prebuilt next to its sources (``catalog/jvm/src``) and carries the error registry
+(``catalog/error-conditions.json``) as a resource. The digest of both is stamped beside it; when
+the stamp does not match (sources edited, another pyspark), the jar is rebuilt with
+``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
 tests (``catalog/jvm/test``, never in the jar) compile the same way: :func:`run_unit_tests`.
 
 >>> jar_path().name
@@ -27,6 +28,10 @@ SOURCE_DIR = JVM_DIR / "src"
 TEST_DIR = JVM_DIR / "test"
 UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
 JAR_NAME = "spark-savepoint.jar"
+ERROR_CONDITIONS = Path(__file__).parent / "error-conditions.json"
+RESOURCES = {"dev/sparksavepoint/errors/error-conditions.json": ERROR_CONDITIONS}
+"""Files the jar carries besides its classes: path in the jar -> the file (the JVM's
+``errors.ErrorConditions`` reads the error registry from the jar)."""
 
 
 def pyspark_jars() -> Path:
@@ -39,11 +44,15 @@ def _sources(folder: Path = SOURCE_DIR) -> list[Path]:
 
 
 def source_digest() -> str:
-    """Digest of the Java sources and the pyspark version they compile against."""
+    """Digest of the Java sources, the jar's resources and the pyspark version they compile
+    against."""
     digest = hashlib.sha256(pyspark.__version__.encode())
     for source in _sources():
         digest.update(source.relative_to(SOURCE_DIR).as_posix().encode())
         digest.update(source.read_bytes())
+    for name, resource in RESOURCES.items():
+        digest.update(name.encode())
+        digest.update(resource.read_bytes())
     return digest.hexdigest()
 
 
@@ -108,6 +117,8 @@ def build(jar: Path) -> Path:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
             for item in sorted(classes.rglob("*.class")):
                 archive.write(item, item.relative_to(classes).as_posix())
+            for name, resource in RESOURCES.items():
+                archive.write(resource, name)
         shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
         os.replace(jar.with_suffix(".jar.tmp"), jar)
     return jar
