@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pyspark
 
+from spark_savepoint.catalog.errors import JarBuildError
+
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
 TEST_DIR = JVM_DIR / "test"
@@ -68,7 +70,7 @@ def jar_path() -> Path:
             build(jar)
             stamp.write_text(digest + "\n")
             return jar
-    raise RuntimeError(f"[SAVEPOINT_JAR] cannot write the jar to {JVM_DIR} or ~/.cache")
+    raise JarBuildError(f"cannot write the jar to {JVM_DIR} or ~/.cache")
 
 
 def _writable(folder: Path) -> bool:
@@ -89,8 +91,8 @@ def _jdk_tool(name: str) -> str | None:
 def _javac() -> str:
     javac = _jdk_tool("javac")
     if not javac:
-        raise RuntimeError(
-            "[SAVEPOINT_JAR] javac not found: install a JDK 17+ (e.g. apt-get install "
+        raise JarBuildError(
+            "javac not found: install a JDK 17+ (e.g. apt-get install "
             "openjdk-17-jdk-headless) so the spark-savepoint jar can be built from "
             f"{SOURCE_DIR}"
         )
@@ -104,7 +106,7 @@ def _compile(sources: list[Path], classpath: str, classes: Path) -> None:
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"[SAVEPOINT_JAR] javac failed:\n{result.stderr}")
+        raise JarBuildError(f"javac failed:\n{result.stderr}")
 
 
 def build(jar: Path) -> Path:
@@ -138,7 +140,7 @@ def run_unit_tests() -> subprocess.CompletedProcess[str]:
     """Compile and run the JVM unit tests (no Spark session); output and exit code 0 or 1."""
     java = _jdk_tool("java")
     if not java:
-        raise RuntimeError("[SAVEPOINT_JAR] java not found: install a JDK 17+")
+        raise JarBuildError("java not found: install a JDK 17+")
     with tempfile.TemporaryDirectory(prefix="spark-savepoint-tests-") as tmp:
         classes = build_tests(Path(tmp, "classes"))
         command = [java, "-cp", _test_classpath(classes), UNIT_TEST_RUNNER, str(classes)]
