@@ -1,8 +1,9 @@
 """The one JVM piece: locate the spark-savepoint jar, (re)building it with javac when missing.
 
-The jar ships prebuilt next to its sources (``catalog/jvm/src``). Its sources' digest is stamped
-beside it; when the stamp does not match (sources edited, another pyspark), the jar is rebuilt
-with ``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
+The jar ships prebuilt next to its sources (``catalog/jvm/src``) and carries the error registry
+(``catalog/error-conditions.json``) as a resource. The digest of both is stamped beside it; when
+the stamp does not match (sources edited, another pyspark), the jar is rebuilt with
+``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
 tests (``catalog/jvm/test``, never in the jar) compile the same way: :func:`run_unit_tests`.
 
 >>> jar_path().name
@@ -22,11 +23,17 @@ from pathlib import Path
 
 import pyspark
 
+from spark_savepoint.catalog.errors import JarBuildError
+
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
 TEST_DIR = JVM_DIR / "test"
 UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
 JAR_NAME = "spark-savepoint.jar"
+ERROR_CONDITIONS = Path(__file__).parent / "error-conditions.json"
+RESOURCES = {"dev/sparksavepoint/errors/error-conditions.json": ERROR_CONDITIONS}
+"""Files the jar carries besides its classes: path in the jar -> the file (the JVM's
+``errors.ErrorConditions`` reads the error registry from the jar)."""
 
 
 def pyspark_jars() -> Path:
@@ -39,11 +46,15 @@ def _sources(folder: Path = SOURCE_DIR) -> list[Path]:
 
 
 def source_digest() -> str:
-    """Digest of the Java sources and the pyspark version they compile against."""
+    """Digest of the Java sources, the jar's resources and the pyspark version they compile
+    against."""
     digest = hashlib.sha256(pyspark.__version__.encode())
     for source in _sources():
         digest.update(source.relative_to(SOURCE_DIR).as_posix().encode())
         digest.update(source.read_bytes())
+    for name, resource in RESOURCES.items():
+        digest.update(name.encode())
+        digest.update(resource.read_bytes())
     return digest.hexdigest()
 
 
@@ -59,7 +70,7 @@ def jar_path() -> Path:
             build(jar)
             stamp.write_text(digest + "\n")
             return jar
-    raise RuntimeError(f"[SAVEPOINT_JAR] cannot write the jar to {JVM_DIR} or ~/.cache")
+    raise JarBuildError(f"cannot write the jar to {JVM_DIR} or ~/.cache")
 
 
 def _writable(folder: Path) -> bool:
@@ -80,8 +91,8 @@ def _jdk_tool(name: str) -> str | None:
 def _javac() -> str:
     javac = _jdk_tool("javac")
     if not javac:
-        raise RuntimeError(
-            "[SAVEPOINT_JAR] javac not found: install a JDK 17+ (e.g. apt-get install "
+        raise JarBuildError(
+            "javac not found: install a JDK 17+ (e.g. apt-get install "
             "openjdk-17-jdk-headless) so the spark-savepoint jar can be built from "
             f"{SOURCE_DIR}"
         )
@@ -95,7 +106,7 @@ def _compile(sources: list[Path], classpath: str, classes: Path) -> None:
     ]  # fmt: skip
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"[SAVEPOINT_JAR] javac failed:\n{result.stderr}")
+        raise JarBuildError(f"javac failed:\n{result.stderr}")
 
 
 def build(jar: Path) -> Path:
@@ -108,6 +119,8 @@ def build(jar: Path) -> Path:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
             for item in sorted(classes.rglob("*.class")):
                 archive.write(item, item.relative_to(classes).as_posix())
+            for name, resource in RESOURCES.items():
+                archive.write(resource, name)
         shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
         os.replace(jar.with_suffix(".jar.tmp"), jar)
     return jar
@@ -127,7 +140,7 @@ def run_unit_tests() -> subprocess.CompletedProcess[str]:
     """Compile and run the JVM unit tests (no Spark session); output and exit code 0 or 1."""
     java = _jdk_tool("java")
     if not java:
-        raise RuntimeError("[SAVEPOINT_JAR] java not found: install a JDK 17+")
+        raise JarBuildError("java not found: install a JDK 17+")
     with tempfile.TemporaryDirectory(prefix="spark-savepoint-tests-") as tmp:
         classes = build_tests(Path(tmp, "classes"))
         command = [java, "-cp", _test_classpath(classes), UNIT_TEST_RUNNER, str(classes)]

@@ -1,6 +1,5 @@
 package dev.sparksavepoint.errors;
 
-import java.util.Map;
 import org.apache.spark.sql.AnalysisException;
 import scala.Option;
 import scala.collection.immutable.Map$;
@@ -17,45 +16,13 @@ import scala.collection.immutable.Map$;
  * as a commit message ({@code write.RefusedWrites}) and are thrown there the same way, so they
  * never reach the user as a failed Spark job. This package depends on no other of ours: every
  * layer reports through it.
+ *
+ * <p>Every class is registered in the error registry ({@link ErrorConditions}, the jar's copy of
+ * {@code catalog/error-conditions.json}), which gives its SQLSTATE; a class it lacks throws an
+ * {@code IllegalStateException} instead ({@code ErrorsTest} raises every class of this file).
  */
 public final class Errors {
   private Errors() {}
-
-  /** SQLSTATEs by class (SQL standard where one fits); others get {@link #DEFAULT_SQL_STATE}. */
-  private static final Map<String, String> SQL_STATES = Map.ofEntries(
-      Map.entry("SAVEPOINT_NO_SUCH_CHECKPOINT", "42704"),
-      Map.entry("SAVEPOINT_NOT_A_CHECKPOINT", "42704"),
-      Map.entry("SAVEPOINT_NO_COMMIT_LOG", "55000"),
-      Map.entry("SAVEPOINT_NO_STATE_SCHEMA", "55000"),
-      Map.entry("SAVEPOINT_REFUSED_BY_SPARK", "0A000"),
-      Map.entry("SAVEPOINT_NO_SUCH_OPERATOR", "42704"),
-      Map.entry("SAVEPOINT_NO_SUCH_STATE", "42P01"),
-      Map.entry("SAVEPOINT_NO_SUCH_BATCH", "22023"),
-      Map.entry("SAVEPOINT_BAD_VERSION", "22023"),
-      Map.entry("SAVEPOINT_NO_BATCH_AT_TIME", "22023"),
-      Map.entry("SAVEPOINT_COLUMN_MISMATCH", "21S01"),
-      Map.entry("SAVEPOINT_TYPE_MISMATCH", "42804"),
-      Map.entry("SAVEPOINT_NULL_KEY", "23502"),
-      Map.entry("SAVEPOINT_DUPLICATE_KEY", "23505"),
-      Map.entry("SAVEPOINT_UNSUPPORTED", "0A000"),
-      Map.entry("SAVEPOINT_READ_ONLY", "25006"),
-      Map.entry("SAVEPOINT_READ_ONLY_STATE", "25006"),
-      Map.entry("SAVEPOINT_CORRUPT_FILE", "58030"),
-      Map.entry("SAVEPOINT_OUT_OF_MEMORY", "53200"),
-      Map.entry("SAVEPOINT_IO", "58030"),
-      Map.entry("SAVEPOINT_WRITE_FAILED", "58030"),
-      Map.entry("SAVEPOINT_CONCURRENT_WRITE", "40001"),
-      Map.entry("SAVEPOINT_QUERY_RUNNING", "55006"),
-      Map.entry("SAVEPOINT_QUERY_ALIVE", "55006"),
-      Map.entry("SAVEPOINT_INTERRUPTED_EDIT", "55000"),
-      Map.entry("SAVEPOINT_BAD_ARGUMENTS", "22023"),
-      Map.entry("SAVEPOINT_RESTORE_UNSUPPORTED", "0A000"),
-      Map.entry("SAVEPOINT_CHECKSUM_MISMATCH", "58030"),
-      Map.entry("SAVEPOINT_READ_ONLY_SAVEPOINT", "25006"),
-      Map.entry("SAVEPOINT_NOT_A_SAVEPOINT", "42704"),
-      Map.entry("SAVEPOINT_TRANSACTION_CONFLICT", "25000"),
-      Map.entry("SAVEPOINT_TRANSACTION_ENDED", "25000"));
-  private static final String DEFAULT_SQL_STATE = "42000";
 
   /**
    * Throws an AnalysisException whose condition is {@code errorClass} and whose message is
@@ -72,8 +39,8 @@ public final class Errors {
     String line = oneLine(message);
     scala.collection.immutable.Map<String, String> parameters =
         Map$.MODULE$.<String, String>empty().updated("message", line);
-    return new SavepointException(errorClass, SQL_STATES.getOrDefault(errorClass,
-        DEFAULT_SQL_STATE), parameters, "[" + errorClass + "] " + line);
+    return new SavepointException(errorClass, ErrorConditions.sqlState(errorClass, line),
+        parameters, "[" + errorClass + "] " + line);
   }
 
   /**
@@ -115,6 +82,7 @@ public final class Errors {
 
     Refusal(String errorClass, String detail) {
       super("[" + errorClass + "] " + detail);
+      ErrorConditions.sqlState(errorClass, detail);
       this.errorClass = errorClass;
       this.detail = detail;
     }
