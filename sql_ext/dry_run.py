@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog import bridge, settings
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.connect_client import local_only
 from spark_savepoint.sql_ext.statements import (
@@ -31,7 +31,7 @@ from spark_savepoint.sql_ext.statements import (
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-DRY_RUN_CONF = "spark.savepoint.write.dryRun"
+DRY_RUN_CONF = settings.WRITE_DRY_RUN
 """The session setting that makes a write into a state table a dry run (the JVM reads it)."""
 
 

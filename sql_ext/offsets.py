@@ -37,7 +37,9 @@ def describe(
 
 def _last_committed(spark: SparkSession, catalog: str) -> int:
     row = spark.sql(f"SELECT max(batch_id) AS b FROM {catalog}.query.batches WHERE committed")
-    return int(row.first().b)
+    last = row.first()
+    assert last is not None  # an aggregate returns one row
+    return int(last.b)
 
 
 def _batch_line(path: str, info: Row) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import sqlglot
 from sqlglot import exp
@@ -51,7 +51,7 @@ def parse_script(script: str) -> list[exp.Expression]:
         ) from None
     except TokenError as error:
         raise SqlParseError(f"{error}; nothing was run.") from None
-    return [statement for statement in parsed if statement is not None]
+    return [cast(exp.Expression, statement) for statement in parsed if statement is not None]
 
 
 def one_write(spark: SparkSession, statement: str, what: str) -> exp.Expression:

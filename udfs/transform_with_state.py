@@ -168,7 +168,7 @@ class BootstrapHandle:
             yield from ((t,) for t in sorted(self.timers))
             return
         state = self.states.get(name)
-        if isinstance(state, BootstrapValueState) and state.exists():
+        if isinstance(state, BootstrapValueState) and state.value is not None:
             yield state.value
         elif isinstance(state, BootstrapListState):
             yield from state.values

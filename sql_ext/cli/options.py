@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import Any
 
 
 def common() -> argparse.ArgumentParser:
@@ -21,7 +22,7 @@ def common() -> argparse.ArgumentParser:
 
 
 def command(
-    subparsers: argparse._SubParsersAction, name: str, **kwargs: object
+    subparsers: argparse._SubParsersAction, name: str, **kwargs: Any
 ) -> argparse.ArgumentParser:
     """Adds command ``name`` (``kwargs`` as for ``add_parser``) with the :func:`common`
     options."""

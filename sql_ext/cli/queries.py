@@ -85,7 +85,7 @@ def catalog_queries(specs: Iterable[str], catalogs: Mapping[str, str]) -> dict[s
         BadArguments: an item names no catalog given, or a catalog has two queries.
     """
     queries: dict[str, str] = {}
-    first = next(iter(catalogs), None)
+    first = next(iter(catalogs), "")
     for item in specs:
         named = _CATALOG_PREFIX.fullmatch(item)
         name, spec = (named.group(1), named.group(2)) if named else (first, item)

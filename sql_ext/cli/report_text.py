@@ -26,8 +26,8 @@ def summary(inspection: Inspection) -> str:
         *(f"warning: {w}" for w in inspection.warnings),
         "",
     ]
-    rows = [("uid", "state", "partitions", "rows", "largest", "median", "skew", "on disk",
-             "versions")]  # fmt: skip
+    rows: list[tuple[str, ...]] = [("uid", "state", "partitions", "rows", "largest", "median",
+                                    "skew", "on disk", "versions")]  # fmt: skip
     for op in inspection.operators:
         rows += [_table_row(op, t, i == 0) for i, t in enumerate(op.tables)]
     lines += _columns(rows, numeric=range(2, 8))

@@ -149,7 +149,7 @@ def _local(
     return in_local_session(args, run)
 
 
-def _size(n: int) -> str:
+def _size(n: float) -> str:
     """Bytes for people.
 
     >>> _size(512), _size(2048), _size(5 * 1024 * 1024)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_savepoint.catalog import settings
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.cli.local import (
@@ -138,7 +139,7 @@ def _sql(args: argparse.Namespace) -> int:
         if args.views:
             extra += ["-i", _views_init_file(catalogs, names, folder, args.verbose)]
         if args.force:
-            extra += ["--conf", "spark.savepoint.write.force=true"]
+            extra += ["--conf", f"{settings.WRITE_FORCE}=true"]
         if args.sink:
             extra += ["--conf", f"spark.sql.catalog.{args.catalog}.sink={args.sink}"]
         if args.execute:
@@ -174,7 +175,7 @@ def _in_process(
             attach(spark, path, name, sink=args.sink if name == args.catalog else None,
                    query=build(spark) if build else None, output_mode=args.output_mode)  # fmt: skip
         if args.force:
-            spark.conf.set("spark.savepoint.write.force", "true")
+            spark.conf.set(settings.WRITE_FORCE, "true")
         with job_progress(spark, "sql"):
             if args.atomic:
                 return run_script(spark, script, dry_run=args.dry_run)

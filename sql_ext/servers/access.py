@@ -17,9 +17,9 @@ tool's own sessions (the Thrift server's view refresher) are exempted with
 
 from __future__ import annotations
 
-from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog import bridge, settings
 
-READ_ONLY_CONF = "spark.savepoint.readOnly"
+READ_ONLY_CONF = settings.READ_ONLY
 """The application setting the guard reads (fixed at start)."""
 
 

@@ -1,5 +1,5 @@
 /**
  * The tool's own settings ({@link dev.sparksavepoint.conf.Settings}), declared once for Java and
- * Python. Depends on nothing.
+ * Python. Depends on nothing; every other package may use it.
  */
 package dev.sparksavepoint.conf;

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.errors;
 
+import dev.sparksavepoint.conf.Settings;
 import org.apache.spark.sql.AnalysisException;
 import scala.Option;
 import scala.collection.immutable.Map$;
@@ -14,7 +15,7 @@ import scala.collection.immutable.Map$;
  * Spark's constructor for error classes defined outside Spark's own error-conditions file.
  * Data-dependent refusals found inside a write task ({@link #rejected}) travel to the driver
  * as a commit message ({@code write.RefusedWrites}) and are thrown there the same way, so they
- * never reach the user as a failed Spark job. This package depends on no other of ours: every
+ * never reach the user as a failed Spark job. This package depends only on {@code conf}: every
  * layer reports through it.
  *
  * <p>Every class is registered in the error registry ({@link ErrorConditions}, the jar's copy of
@@ -403,7 +404,7 @@ public final class Errors {
         + " columns (offsets/" + batchId + " does not record spark.sql.streaming.statefulOperator"
         + ".useStrictDistribution=true, as for every query started before Spark 3.3), and only the"
         + " query knows which columns those are. Name them with the write option partitioned_by"
-        + " (SQL: SET spark.savepoint.write.partitionedBy=<columns>), or run the query once with"
+        + " (SQL: SET " + Settings.WRITE_PARTITIONED_BY + "=<columns>), or run the query once with"
         + " spark-savepoint's settings, which records them; " + fits + ". Nothing was"
         + " written."));
   }
