@@ -28,6 +28,7 @@ from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
 from spark_savepoint.sql_ext.dry_run import DryRun, dry_run  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
+from spark_savepoint.sql_ext.handle import Checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
     SavepointInfo,
@@ -51,6 +52,7 @@ from spark_savepoint.udfs import (  # noqa: E402
 )
 
 __all__ = [
+    "Checkpoint",
     "DryRun",
     "EditReport",
     "Inspection",
