@@ -198,20 +198,6 @@ def create_empty_savepoint(spark: SparkSession, target: str, like: str) -> str:
         return str(_entry(spark).createEmptySavepoint(_jsession(spark), str(target), str(like)))
 
 
-def take_savepoint(
-    spark: SparkSession, checkpoint: str, target: str, batch: int, uids: list[str], writable: bool
-) -> str:
-    """Take a savepoint of ``checkpoint`` (``batch`` -1: the last committed) into ``target``;
-    its manifest as JSON text."""
-    with savepoint_errors():
-        return str(
-            _entry(spark).takeSavepoint(
-                _jsession(spark), str(checkpoint), str(target), int(batch), list(uids),
-                bool(writable),
-            )
-        )  # fmt: skip
-
-
 def upgrade_check(
     spark: SparkSession, checkpoint: str, query: Any, output_mode: str, maps: list[str]
 ) -> str:
@@ -248,32 +234,6 @@ def upgrade_apply(
         )  # fmt: skip
 
 
-def restore_savepoint(
-    spark: SparkSession, savepoint: str, target: str, partitions: int, provider: str | None,
-    uids: list[str], drops: list[str],
-) -> str:  # fmt: skip
-    """Restore ``savepoint`` into the new checkpoint ``target``; a one-line summary."""
-    with savepoint_errors():
-        return str(
-            _entry(spark).restoreSavepoint(
-                _jsession(spark), str(savepoint), str(target), int(partitions), provider,
-                list(uids), list(drops),
-            )
-        )  # fmt: skip
-
-
-def list_savepoints(spark: SparkSession, folder: str) -> str:
-    """The savepoints in or under ``folder`` as a JSON array of summaries."""
-    with savepoint_errors():
-        return str(_entry(spark).listSavepoints(_jsession(spark), str(folder)))
-
-
-def dispose_savepoint(spark: SparkSession, path: str) -> str:
-    """Remove the savepoint at ``path`` (exactly its files); one line saying what went."""
-    with savepoint_errors():
-        return str(_entry(spark).disposeSavepoint(_jsession(spark), str(path)))
-
-
 def last_edit(spark: SparkSession) -> dict[str, Any] | None:
     """This driver's last edit as plain values (``batch_id`` None when it committed nothing)."""
     return _edit_values(_entry(spark).lastEdit())
@@ -292,12 +252,6 @@ def _edit_values(report: Any) -> dict[str, Any] | None:
         "summary": str(report.describe()),
         "warning": None if report.warning() is None else str(report.warning()),
     }
-
-
-def recover(spark: SparkSession, path: str, force: bool) -> str:
-    """Complete an interrupted edit's batch in ``path``; one line saying what it did."""
-    with savepoint_errors():
-        return str(_entry(spark).recover(_jsession(spark), str(path), bool(force)))
 
 
 def exempt_from_read_only(spark: SparkSession) -> None:

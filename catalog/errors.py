@@ -496,7 +496,7 @@ class CredentialFileError(SavepointError):
 
 class ConnectUnsupported(SavepointError):
     """A function that needs the Spark driver's JVM called with a Spark Connect session
-    (``create_savepoint``, ``last_edit``, ``recover``, ``dry_run``, ``edit``,
+    (``create_savepoint``, ``last_edit``, ``dry_run``, ``edit``,
     ``upgrade_check``/``upgrade_apply``, ``attach(query=...)``)."""
 
     error_class = "SAVEPOINT_CONNECT_UNSUPPORTED"

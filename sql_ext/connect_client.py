@@ -4,8 +4,9 @@
 A Connect client has no driver JVM to call, only SQL, settings and DataFrames, so the functions
 that can work through those do: ``attach`` sets the catalog's settings on the client's session
 (after the server opened the checkpoint, so a bad path fails with the catalog's own error),
-``session`` builds a Connect session when ``SPARK_REMOTE`` is set, savepoints are taken,
-restored and disposed of with ``CALL <catalog>.system.*`` and listed with ``savepoint_list``.
+``session`` builds a Connect session when ``SPARK_REMOTE`` is set; the savepoint actions run
+through the catalog's procedures (:mod:`~spark_savepoint.sql_ext.procedures`) as in a classic
+session.
 Functions that need the driver's JVM raise :class:`ConnectUnsupported`, one line saying what
 to use instead (:func:`local_only`). Errors from the server carry their ``[SAVEPOINT_*]``
 class in the message: :func:`spark_savepoint.savepoint_error` turns them into the same
@@ -16,21 +17,18 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments, ConnectUnsupported
 from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.sql_ext.procedures import scratch_catalog
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-SCRATCH_CATALOG = "spark_savepoint_scratch"
-"""The catalog name a client's calls point at a checkpoint for one statement (checks, CALL)."""
 
 is_remote = bridge.is_remote
 
@@ -137,58 +135,3 @@ def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) ->
     with ``like``, a missing ``path`` is first created as an empty savepoint like it."""
     with scratch_catalog(spark, path, like) as name:
         spark.sql(f"SHOW NAMESPACES IN `{name}`").collect()
-
-
-@contextmanager
-def scratch_catalog(spark: SparkSession, path: str, like: str | None = None) -> Iterator[str]:
-    """A catalog on ``path`` for the statements of the block (its name); errors inside come
-    out as :class:`SavepointError` subclasses. Its path is unset afterwards."""
-    prefix = f"spark.sql.catalog.{SCRATCH_CATALOG}"
-    with bridge.savepoint_errors():
-        spark.conf.set(prefix, bridge.CATALOG_CLASS)
-        spark.conf.set(f"{prefix}.path", str(path))
-        spark.conf.set(f"{prefix}.like", like or "")
-        try:
-            yield SCRATCH_CATALOG
-        finally:
-            spark.conf.unset(f"{prefix}.path")
-            spark.conf.unset(f"{prefix}.like")
-
-
-def take_savepoint(
-    spark: SparkSession, checkpoint: str, target: str, batch: int, uids: list[str], writable: bool
-) -> str:
-    """``CALL <catalog>.system.take_savepoint`` on ``checkpoint``: the manifest as JSON text."""
-    return _call(spark, checkpoint, "take_savepoint", target=str(target), batch_id=int(batch),
-                 uids=",".join(uids), writable=bool(writable))  # fmt: skip
-
-
-def restore_savepoint(
-    spark: SparkSession, savepoint: str, target: str, partitions: int, provider: str | None,
-    uids: list[str], drops: list[str],
-) -> str:  # fmt: skip
-    """``CALL <catalog>.system.restore_savepoint`` on ``savepoint``: a one-line summary."""
-    return _call(spark, savepoint, "restore_savepoint", target=str(target),
-                 partitions=int(partitions), provider=provider or "", uids=",".join(uids),
-                 drop=",".join(drops))  # fmt: skip
-
-
-def dispose_savepoint(spark: SparkSession, path: str) -> str:
-    """``CALL <catalog>.system.dispose_savepoint``: one line saying what went."""
-    return _call(spark, path, "dispose_savepoint", path=str(path))
-
-
-def list_savepoints(spark: SparkSession, folder: str) -> list[dict[str, Any]]:
-    """``SELECT * FROM savepoint_list(folder)``: one dict per savepoint, sorted by path."""
-    with bridge.savepoint_errors():
-        rows = spark.sql("SELECT * FROM savepoint_list(:folder)", args={"folder": str(folder)})
-        return sorted((row.asDict() for row in rows.collect()), key=lambda row: row["path"])
-
-
-def _call(spark: SparkSession, checkpoint: str, procedure: str, **arguments: Any) -> str:
-    """Run procedure ``procedure`` of a catalog on ``checkpoint`` with named arguments; the
-    ``message`` it returns."""
-    named = ", ".join(f"{name} => :{name}" for name in arguments)
-    with scratch_catalog(spark, checkpoint) as name:
-        rows = spark.sql(f"CALL `{name}`.system.{procedure}({named})", args=arguments).collect()
-    return str(rows[0]["message"])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext import procedures
 from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
@@ -47,7 +48,6 @@ def last_edit(spark: SparkSession) -> EditReport | None:
     return None if report is None else EditReport(**report)
 
 
-@local_only("run `spark-savepoint recover PATH` where the checkpoint is.")
 def recover(spark: SparkSession, path: str, force: bool = False) -> str:
     """Complete the batch an interrupted edit left planned but uncommitted in checkpoint
     ``path``, without the edit (as the restarted query would); returns one line saying what it
@@ -61,4 +61,4 @@ def recover(spark: SparkSession, path: str, force: bool = False) -> str:
         ``UnfinishedCheckpoint`` (a restore into the folder may still run),
         ``UncommittedBatch`` (a query's batch: restart the query), ``NoSuchCheckpoint``, ...
     """
-    return bridge.recover(spark, path, force)
+    return str(procedures.call(spark, path, "recover", force=bool(force))["message"])

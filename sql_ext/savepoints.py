@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext import connect_client
+from spark_savepoint.sql_ext import procedures
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -64,10 +64,12 @@ def take_savepoint(
     edit the savepoint; by default it is immutable. Only committed files are read: the query may
     keep running. Raises ``SavepointError`` (``TargetNotEmpty``, ``NoSuchBatch``, ...).
     """
-    text = _calls(spark).take_savepoint(
-        spark, checkpoint, target, -1 if batch is None else int(batch), _items(uids), writable
-    )
-    return json.loads(text)
+    row = procedures.call(
+        spark, checkpoint, "take_savepoint", target=str(target),
+        batch_id=-1 if batch is None else int(batch), uids=",".join(_items(uids)),
+        writable=bool(writable),
+    )  # fmt: skip
+    return json.loads(row["manifest"])
 
 
 def restore_savepoint(
@@ -89,27 +91,26 @@ def restore_savepoint(
     savepoint's checksums are verified first. Raises ``SavepointError``
     (``RestoreUnsupported``, ``ChecksumMismatch``, ``BadArguments``, ...).
     """
-    return _calls(spark).restore_savepoint(
-        spark, savepoint, target, int(partitions or 0), provider, _items(uids), list(drop)
-    )
+    row = procedures.call(
+        spark, savepoint, "restore_savepoint", target=str(target),
+        partitions=int(partitions or 0), provider=provider or "", uids=",".join(_items(uids)),
+        drop=",".join(drop),
+    )  # fmt: skip
+    return str(row["message"])
 
 
 def list_savepoints(spark: SparkSession, folder: str) -> list[SavepointInfo]:
     """The savepoints in ``folder`` (itself, or its subfolders), sorted by path."""
-    if connect_client.is_remote(spark):
-        return [SavepointInfo(**row) for row in connect_client.list_savepoints(spark, folder)]
-    return [SavepointInfo(**row) for row in json.loads(bridge.list_savepoints(spark, folder))]
+    with bridge.savepoint_errors():
+        rows = spark.sql("SELECT * FROM savepoint_list(:folder)", args={"folder": str(folder)})
+        listed = sorted((row.asDict() for row in rows.collect()), key=lambda row: row["path"])
+    return [SavepointInfo(**row) for row in listed]
 
 
 def dispose_savepoint(spark: SparkSession, path: str) -> str:
     """Remove the savepoint at ``path``: exactly the files its manifest lists (files it does not
     list are kept and reported); returns a one-line summary."""
-    return _calls(spark).dispose_savepoint(spark, path)
-
-
-def _calls(spark: SparkSession) -> Any:
-    """Where the actions run: the JVM bridge, or over Spark Connect the catalog's procedures."""
-    return connect_client if connect_client.is_remote(spark) else bridge
+    return str(procedures.call(spark, path, "dispose_savepoint", path=str(path))["message"])
 
 
 def _items(uids: Uids) -> list[str]:

@@ -202,11 +202,17 @@ def test_refusals_write_nothing(spark, agg, tmp_path: Path) -> None:
         assert not (tmp_path / "r").exists()
 
 
-def test_sql_procedures_and_savepoint_list(spark, agg, tmp_path: Path) -> None:
+def test_sql_procedures_return_typed_rows(spark, agg, tmp_path: Path) -> None:
+    """Each procedure is one action with typed result rows: what take wrote (and its manifest),
+    what restore and dispose did; savepoint_list lists."""
     attach(spark, str(agg.checkpoint), "proc")
     target = tmp_path / "sps" / "one"
     [row] = spark.sql(f"CALL proc.system.take_savepoint('{target}', uids => '0=by_user')").collect()
-    assert json.loads(row.message)["operators"][0]["user_uid"] == "by_user"
+    assert (row.path, row.batch_id, row.writable, row.operators, row.rows) == (
+        str(target), 1, False, 1, 3
+    )  # fmt: skip
+    assert row.state_bytes > 0
+    assert json.loads(row.manifest)["operators"][0]["user_uid"] == "by_user"
     listed = spark.sql(
         f"SELECT path, batch_id, operators, rows FROM savepoint_list('{target.parent}')"
     )
@@ -218,11 +224,14 @@ def test_sql_procedures_and_savepoint_list(spark, agg, tmp_path: Path) -> None:
     [row] = spark.sql(
         f"CALL proc_sp.system.restore_savepoint('{restored}', partitions => 2, provider => 'hdfs')"
     ).collect()
+    assert row.target == str(restored)
     assert row.message.startswith("Restored batch 1") and "2 partition(s), hdfs" in row.message
     attach(spark, str(restored), "proc_restored")
     assert rows(spark, "proc_restored.by_user.default") == rows(spark, "proc.agg_0.default")
-    [row] = spark.sql(f"CALL proc.system.dispose_savepoint('{target}')").collect()
+    [row] = spark.sql("CALL proc_sp.system.dispose_savepoint()").collect()
     assert row.message.startswith("Disposed of savepoint") and not target.exists()
+    [row] = spark.sql("CALL proc_restored.system.recover()").collect()
+    assert row.checkpoint == str(restored) and "nothing to recover" in row.message.lower()
     with pytest.raises(Exception, match="SAVEPOINT_NO_SUCH_PROCEDURE"):
         spark.sql("CALL proc.system.nope()")
 

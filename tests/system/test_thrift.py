@@ -352,13 +352,16 @@ def test_savepoint_procedures_with_writes_allowed(writable, spark) -> None:
     cursor = connection.cursor()
     try:
         cursor.execute(f"CALL w.system.take_savepoint('{root / 'sps' / 'one'}')")
-        [(message,)] = cursor.fetchall()
-        assert json.loads(message)["operators"][0]["uid"] == "agg_0"
+        [(path, batch, writable, operators, rows, state_bytes, manifest)] = cursor.fetchall()
+        assert (path, batch, writable, operators, rows) == (str(root / "sps" / "one"), 1, False,
+                                                            1, 3)  # fmt: skip
+        assert json.loads(manifest)["operators"][0]["uid"] == "agg_0"
         cursor.execute(f"SELECT batch_id, operators, rows FROM savepoint_list('{root / 'sps'}')")
         assert cursor.fetchall() == [(1, "agg_0", 3)]
         restored = root / "restored"
         cursor.execute(f"CALL w.system.restore_savepoint('{restored}', 8)")
-        [(message,)] = cursor.fetchall()
+        [(target, message)] = cursor.fetchall()
+        assert target == str(restored)
         assert message.startswith("Restored batch 1") and "8 partition(s)" in message
     finally:
         connection.close()

@@ -1,14 +1,7 @@
 package dev.sparksavepoint;
 
-import dev.sparksavepoint.actions.CopyChanges;
-import dev.sparksavepoint.actions.DisposeSavepoint;
 import dev.sparksavepoint.actions.EmptySavepoint;
-import dev.sparksavepoint.actions.RecoverEdit;
-import dev.sparksavepoint.actions.RestoreSavepoint;
-import dev.sparksavepoint.actions.SavepointList;
-import dev.sparksavepoint.actions.TakeSavepoint;
 import dev.sparksavepoint.actions.UpgradeApply;
-import dev.sparksavepoint.catalog.ReadOnlyMode;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileListing;
@@ -16,6 +9,7 @@ import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.commit.QueryRuns;
+import dev.sparksavepoint.commit.ReadOnlyMode;
 import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
@@ -79,40 +73,11 @@ public final class PythonEntry {
   }
 
   /**
-   * Takes a savepoint of batch {@code batchId} (-1: the last committed) of {@code checkpoint}
-   * into {@code target}; returns its manifest as JSON.
-   */
-  public static String takeSavepoint(SparkSession spark, String checkpoint, String target,
-      long batchId, List<String> uids, boolean writable) {
-    return TakeSavepoint.run(spark, checkpoint, target, batchId, uids, writable);
-  }
-
-  /**
-   * Restores {@code savepoint} into the new checkpoint {@code target}; {@code partitions} 0 and
-   * {@code provider} null keep them. Returns a one-line summary.
-   */
-  public static String restoreSavepoint(SparkSession spark, String savepoint, String target,
-      int partitions, String provider, List<String> uids, List<String> drops) {
-    return RestoreSavepoint.run(spark, savepoint, target,
-        CopyChanges.of(partitions, provider, uids, drops));
-  }
-
-  /** The savepoints in or under {@code dir}, as a JSON array of summaries. */
-  public static String listSavepoints(SparkSession spark, String dir) {
-    return SavepointList.run(dir, spark.sessionState().newHadoopConf());
-  }
-
-  /**
    * Every file under {@code folder} (any Hadoop file system) as JSON
    * {@code [[relative path, bytes, modification ms], ...]}, sorted; {@code []} when missing.
    */
   public static String listFiles(SparkSession spark, String folder) {
     return FileListing.json(folder, spark.sessionState().newHadoopConf());
-  }
-
-  /** Removes the savepoint at {@code path} (exactly its files); one line saying what went. */
-  public static String disposeSavepoint(SparkSession spark, String path) {
-    return DisposeSavepoint.run(path, spark.sessionState().newHadoopConf());
   }
 
   /**
@@ -164,11 +129,6 @@ public final class PythonEntry {
   /** Ends transaction {@code id} without committing; removes what it staged. */
   public static void rollbackTransaction(String id) {
     EditTransaction.of(id).rollback();
-  }
-
-  /** Completes an interrupted edit of {@code path}; one line saying what it did. */
-  public static String recover(SparkSession spark, String path, boolean force) {
-    return RecoverEdit.run(spark, path, force);
   }
 
   /**

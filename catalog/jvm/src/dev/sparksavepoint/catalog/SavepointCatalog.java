@@ -9,6 +9,7 @@ import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.checkpoint.ValueNames;
 import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.procedures.Procedures;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,8 +80,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
    */
   public Checkpoint checkpoint() {
     SparkSession spark = SparkSession.active();
-    path = spark.conf().get("spark.sql.catalog." + name + ".path", initialPath);
-    if (path == null || path.isBlank()) throw Errors.pathNotSet(name);
+    path = configuredPath();
     String like = spark.conf().get("spark.sql.catalog." + name + ".like", initialLike);
     EmptySavepoint.createIfMissing(spark, path, like);
     Checkpoint last = opened;
@@ -89,6 +89,19 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (current != last) InterruptedEdit.noticeOnRead(current);
     opened = current;
     return current;
+  }
+
+  /**
+   * The folder the catalog is attached to, as configured (not opened: a procedure such as
+   * {@code recover} works on folders that are no checkpoint yet).
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_PATH_NOT_SET
+   */
+  private String configuredPath() {
+    String configured = SparkSession.active().conf()
+        .get("spark.sql.catalog." + name + ".path", initialPath);
+    if (configured == null || configured.isBlank()) throw Errors.pathNotSet(name);
+    return configured;
   }
 
   /** True when the catalog is opened for edits of a savepoint ({@code writable=true}). */
@@ -113,23 +126,23 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   @Override
   public UnboundProcedure loadProcedure(Identifier ident) {
     UnboundProcedure procedure = ident.namespace().length == 1
-        && ident.namespace()[0].equalsIgnoreCase(SavepointProcedures.NAMESPACE)
-        ? SavepointProcedures.load(ident.name().toLowerCase(java.util.Locale.ROOT),
-            () -> checkpoint().location())
+        && ident.namespace()[0].equalsIgnoreCase(Procedures.NAMESPACE)
+        ? Procedures.load(ident.name().toLowerCase(java.util.Locale.ROOT),
+            this::configuredPath)
         : null;
     if (procedure == null) {
       throw Errors.analysis("SAVEPOINT_NO_SUCH_PROCEDURE", "No procedure " + name + "."
           + String.join(".", ident.namespace()) + "." + ident.name() + "; the procedures are "
           + name + ".system." + String.join(", " + name + ".system.",
-              SavepointProcedures.names()) + ".");
+              Procedures.names()) + ".");
     }
     return procedure;
   }
 
   @Override
   public Identifier[] listProcedures(String[] namespace) {
-    return SavepointProcedures.names().stream()
-        .map(n -> Identifier.of(new String[] {SavepointProcedures.NAMESPACE}, n))
+    return Procedures.names().stream()
+        .map(n -> Identifier.of(new String[] {Procedures.NAMESPACE}, n))
         .toArray(Identifier[]::new);
   }
 

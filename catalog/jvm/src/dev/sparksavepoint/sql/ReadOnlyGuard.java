@@ -1,6 +1,6 @@
 package dev.sparksavepoint.sql;
 
-import dev.sparksavepoint.catalog.ReadOnlyMode;
+import dev.sparksavepoint.commit.ReadOnlyMode;
 import java.util.Set;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;

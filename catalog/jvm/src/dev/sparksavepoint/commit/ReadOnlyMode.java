@@ -1,4 +1,4 @@
-package dev.sparksavepoint.catalog;
+package dev.sparksavepoint.commit;
 
 import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;

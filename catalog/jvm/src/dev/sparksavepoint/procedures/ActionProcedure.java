@@ -1,0 +1,90 @@
+package dev.sparksavepoint.procedures;
+
+import dev.sparksavepoint.commit.ReadOnlyMode;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.Supplier;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
+import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
+import org.apache.spark.sql.connector.read.LocalScan;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * One stored procedure, {@code CALL <catalog>.system.<name>(...)}, on the checkpoint the catalog
+ * is attached to: its parameters, its typed result rows, and the action it runs. Unbound and
+ * bound alike (its parameters do not depend on the call). A procedure that changes anything is
+ * refused in a read-only application ({@link ReadOnlyMode}): Spark runs procedures while it
+ * analyzes the statement, before any check rule sees it.
+ */
+abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
+  private final Supplier<String> checkpoint;
+
+  ActionProcedure(Supplier<String> checkpoint) {
+    this.checkpoint = checkpoint;
+  }
+
+  /** The procedure's result columns. */
+  abstract StructType output();
+
+  /** True when it changes files (refused on a read-only server). */
+  boolean writes() {
+    return true;
+  }
+
+  /** Runs the action on {@code checkpoint} with the bound arguments; its result rows. */
+  abstract List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args);
+
+  @Override
+  public BoundProcedure bind(StructType inputType) {
+    return this;
+  }
+
+  @Override
+  public boolean isDeterministic() {
+    return false;
+  }
+
+  @Override
+  public Iterator<Scan> call(InternalRow input) {
+    SparkSession spark = SparkSession.active();
+    if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
+    InternalRow[] rows = run(spark, checkpoint.get(), input).stream()
+        .map(ActionProcedure::internal).toArray(InternalRow[]::new);
+    return List.<Scan>of(new Result(rows, output())).iterator();
+  }
+
+  static ProcedureParameter in(String name, DataType type, String defaultSql) {
+    ProcedureParameter.Builder builder = ProcedureParameter.in(name, type);
+    if (defaultSql != null) builder = builder.defaultValue(defaultSql);
+    return builder.build();
+  }
+
+  static String string(InternalRow args, int i) {
+    return args.isNullAt(i) ? null : args.getUTF8String(i).toString();
+  }
+
+  /** A comma-separated argument ({@code '0=orders,agg_1=2'}) as its items. */
+  static List<String> list(String items) {
+    if (items == null || items.isBlank()) return List.of();
+    return java.util.Arrays.stream(items.split(",")).map(String::trim)
+        .filter(s -> !s.isEmpty()).toList();
+  }
+
+  /** A row of Java values (String, Long, Integer, Boolean) as Spark's internal row. */
+  private static InternalRow internal(Object[] values) {
+    Object[] converted = new Object[values.length];
+    for (int i = 0; i < values.length; i++) {
+      converted[i] = values[i] instanceof String s ? UTF8String.fromString(s) : values[i];
+    }
+    return InternalRow.fromSeq(CollectionConverters.asScala(java.util.Arrays.asList(converted)).toSeq());
+  }
+
+  private record Result(InternalRow[] rows, StructType readSchema) implements LocalScan {}
+}

@@ -1,0 +1,45 @@
+package dev.sparksavepoint.procedures;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
+
+/**
+ * Every stored procedure of the catalog, in one table: {@code CALL <catalog>.system.<name>(...)}
+ * on the checkpoint the catalog is attached to. The Python verbs call them too (in classic and
+ * Spark Connect sessions alike), so an action has one door.
+ *
+ * <pre>
+ *   CALL savepoint.system.take_savepoint('/savepoints/sp1' [, batch_id, uids, writable]);
+ *   CALL savepoint.system.restore_savepoint('/ckpt/new' [, partitions, provider, uids, drop]);
+ *   CALL savepoint.system.dispose_savepoint(['/savepoints/sp1']);
+ *   CALL savepoint.system.recover([force]);
+ * </pre>
+ *
+ * {@code uids} and {@code drop} are comma-separated ({@code '0=orders,agg_1=2'}).
+ */
+public final class Procedures {
+  /** The namespace procedures live in: {@code <catalog>.system}. */
+  public static final String NAMESPACE = "system";
+
+  private static final Map<String, Function<Supplier<String>, ActionProcedure>> ALL = Map.of(
+      "take_savepoint", TakeSavepointProcedure::new,
+      "restore_savepoint", RestoreSavepointProcedure::new,
+      "dispose_savepoint", DisposeSavepointProcedure::new,
+      "recover", RecoverProcedure::new);
+
+  private Procedures() {}
+
+  /** The procedure names, sorted. */
+  public static List<String> names() {
+    return ALL.keySet().stream().sorted().toList();
+  }
+
+  /** The procedure {@code name} on the checkpoint {@code checkpoint} supplies, or null. */
+  public static UnboundProcedure load(String name, Supplier<String> checkpoint) {
+    Function<Supplier<String>, ActionProcedure> make = ALL.get(name);
+    return make == null ? null : make.apply(checkpoint);
+  }
+}
