@@ -25,13 +25,38 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
   private final Supplier<String> checkpoint;
+  private final String name;
+  private final String description;
+  private final StructType output;
+  private final ProcedureParameter[] parameters;
 
-  ActionProcedure(Supplier<String> checkpoint) {
+  /**
+   * Procedure {@code name} on the folder {@code checkpoint} supplies, returning rows of
+   * {@code output} (DDL, e.g. {@code "target string, message string"}).
+   */
+  ActionProcedure(Supplier<String> checkpoint, String name, String description, String output,
+      ProcedureParameter... parameters) {
     this.checkpoint = checkpoint;
+    this.name = name;
+    this.description = description;
+    this.output = StructType.fromDDL(output);
+    this.parameters = parameters;
   }
 
-  /** The procedure's result columns. */
-  abstract StructType output();
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String description() {
+    return description;
+  }
+
+  @Override
+  public ProcedureParameter[] parameters() {
+    return parameters;
+  }
 
   /** True when it changes files (refused on a read-only server). */
   boolean writes() {
@@ -57,7 +82,7 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
     if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
     InternalRow[] rows = run(spark, checkpoint.get(), input).stream()
         .map(ActionProcedure::internal).toArray(InternalRow[]::new);
-    return List.<Scan>of(new Result(rows, output())).iterator();
+    return List.<Scan>of(new Result(rows, output)).iterator();
   }
 
   static ProcedureParameter in(String name, DataType type, String defaultSql) {

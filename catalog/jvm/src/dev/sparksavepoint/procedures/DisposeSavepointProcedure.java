@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code CALL <catalog>.system.dispose_savepoint([path])}: removes a savepoint, exactly the
@@ -15,30 +13,12 @@ import org.apache.spark.sql.types.StructType;
  * One row: the path and what went.
  */
 final class DisposeSavepointProcedure extends ActionProcedure {
-  private static final StructType OUTPUT = StructType.fromDDL("path string, message string");
 
   DisposeSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint);
-  }
-
-  @Override
-  public String name() {
-    return "dispose_savepoint";
-  }
-
-  @Override
-  public String description() {
-    return "Removes a savepoint: exactly the files its manifest lists.";
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[] {in("path", DataTypes.StringType, "''")};
-  }
-
-  @Override
-  StructType output() {
-    return OUTPUT;
+    super(checkpoint, "dispose_savepoint",
+        "Removes a savepoint: exactly the files its manifest lists.",
+        "path string, message string",
+        in("path", DataTypes.StringType, "''"));
   }
 
   @Override

@@ -5,9 +5,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code CALL <catalog>.system.recover([force])}: completes or removes what an interrupted edit
@@ -15,30 +13,12 @@ import org.apache.spark.sql.types.StructType;
  * done.
  */
 final class RecoverProcedure extends ActionProcedure {
-  private static final StructType OUTPUT = StructType.fromDDL("checkpoint string, message string");
 
   RecoverProcedure(Supplier<String> checkpoint) {
-    super(checkpoint);
-  }
-
-  @Override
-  public String name() {
-    return "recover";
-  }
-
-  @Override
-  public String description() {
-    return "Completes or removes what an interrupted edit of the checkpoint left.";
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[] {in("force", DataTypes.BooleanType, "false")};
-  }
-
-  @Override
-  StructType output() {
-    return OUTPUT;
+    super(checkpoint, "recover",
+        "Completes or removes what an interrupted edit of the checkpoint left.",
+        "checkpoint string, message string",
+        in("force", DataTypes.BooleanType, "false"));
   }
 
   @Override

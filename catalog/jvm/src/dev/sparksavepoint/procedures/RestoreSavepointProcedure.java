@@ -6,9 +6,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code CALL <catalog>.system.restore_savepoint(target [, partitions, provider, uids, drop])}:
@@ -16,32 +14,14 @@ import org.apache.spark.sql.types.StructType;
  * ({@link RestoreSavepoint}). One row: the new checkpoint and a one-line summary.
  */
 final class RestoreSavepointProcedure extends ActionProcedure {
-  private static final StructType OUTPUT = StructType.fromDDL("target string, message string");
 
   RestoreSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint);
-  }
-
-  @Override
-  public String name() {
-    return "restore_savepoint";
-  }
-
-  @Override
-  public String description() {
-    return "Restores the checkpoint or savepoint into a new checkpoint folder.";
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[] {in("target", DataTypes.StringType, null),
-        in("partitions", DataTypes.IntegerType, "0"), in("provider", DataTypes.StringType, "''"),
-        in("uids", DataTypes.StringType, "''"), in("drop", DataTypes.StringType, "''")};
-  }
-
-  @Override
-  StructType output() {
-    return OUTPUT;
+    super(checkpoint, "restore_savepoint",
+        "Restores the checkpoint or savepoint into a new checkpoint folder.",
+        "target string, message string",
+        in("target", DataTypes.StringType, null), in("partitions", DataTypes.IntegerType, "0"),
+        in("provider", DataTypes.StringType, "''"), in("uids", DataTypes.StringType, "''"),
+        in("drop", DataTypes.StringType, "''"));
   }
 
   @Override

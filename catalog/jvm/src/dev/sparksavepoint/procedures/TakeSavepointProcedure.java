@@ -7,9 +7,7 @@ import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * {@code CALL <catalog>.system.take_savepoint(target [, batch_id, uids, writable])}: a savepoint
@@ -18,33 +16,14 @@ import org.apache.spark.sql.types.StructType;
  */
 final class TakeSavepointProcedure extends ActionProcedure {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final StructType OUTPUT = StructType.fromDDL("path string, batch_id bigint,"
-      + " writable boolean, operators int, rows bigint, state_bytes bigint, manifest string");
 
   TakeSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint);
-  }
-
-  @Override
-  public String name() {
-    return "take_savepoint";
-  }
-
-  @Override
-  public String description() {
-    return "Takes a savepoint of the checkpoint into a new folder; returns its manifest.";
-  }
-
-  @Override
-  public ProcedureParameter[] parameters() {
-    return new ProcedureParameter[] {in("target", DataTypes.StringType, null),
-        in("batch_id", DataTypes.LongType, "-1"), in("uids", DataTypes.StringType, "''"),
-        in("writable", DataTypes.BooleanType, "false")};
-  }
-
-  @Override
-  StructType output() {
-    return OUTPUT;
+    super(checkpoint, "take_savepoint",
+        "Takes a savepoint of the checkpoint into a new folder; returns its manifest.",
+        "path string, batch_id bigint, writable boolean, operators int, rows bigint,"
+            + " state_bytes bigint, manifest string",
+        in("target", DataTypes.StringType, null), in("batch_id", DataTypes.LongType, "-1"),
+        in("uids", DataTypes.StringType, "''"), in("writable", DataTypes.BooleanType, "false"));
   }
 
   @Override
