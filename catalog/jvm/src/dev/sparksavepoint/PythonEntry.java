@@ -34,21 +34,29 @@ import org.apache.spark.sql.classic.SparkSession;
 public final class PythonEntry {
   /** {@code spark.sql.catalog.<name>}: a checkpoint as a catalog. */
   public static final String CATALOG_CLASS = SavepointCatalog.class.getName();
+
   /** {@code spark.sql.extensions}: table functions and key widening. */
   public static final String EXTENSIONS_CLASS = SavepointExtensions.class.getName();
+
   /** {@code spark.sql.extensions}: the read-only mode of servers. */
   public static final String READ_ONLY_GUARD_CLASS = ReadOnlyGuard.class.getName();
+
   /** {@code spark.sql.streaming.streamingQueryListeners}: when this driver's queries stopped. */
   public static final String QUERY_LISTENER_CLASS = QueryRuns.class.getName();
+
   /** {@code spark.sql.streaming.streamingQueryListeners}: queries record their value names. */
   public static final String VALUE_NAMES_LISTENER_CLASS = ValueNamesListener.class.getName();
+
   /** {@code spark.hadoop.fs.file.impl}: local files without a process per chmod. */
   public static final String LOCAL_FILE_SYSTEM_CLASS = ForklessLocalFileSystem.class.getName();
+
   /** {@code spark.hadoop.fs.AbstractFileSystem.file.impl}: the same for FileContext. */
   public static final String LOCAL_FS_CLASS = ForklessLocalFs.class.getName();
+
   /** {@code hive.server2.custom.authentication.class}: the Thrift server's password file. */
   public static final String PASSWORD_AUTHENTICATOR_CLASS =
       PasswordFileAuthenticator.class.getName();
+
   /** The system property naming the Thrift server's password file. */
   public static final String PASSWORD_FILE_PROPERTY =
       PasswordFileAuthenticator.PASSWORD_FILE_PROPERTY;
@@ -186,8 +194,11 @@ public final class PythonEntry {
    * with the checkpoint's; {@code maps}: "OLD=NEW" overrides. Returns the report as JSON
    * ({@link UpgradeReport#toJson}).
    */
-  public static String upgradeCheck(SparkSession spark, String checkpoint,
-      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode,
+  public static String upgradeCheck(
+      SparkSession spark,
+      String checkpoint,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query,
+      String outputMode,
       List<String> maps) {
     Checkpoint old = Checkpoint.open(checkpoint, spark.sessionState().newHadoopConf());
     PlannedQuery planned = PlannedQuery.plan(spark, query, outputMode, old);
@@ -202,9 +213,14 @@ public final class PythonEntry {
    * Writes checkpoint {@code target} that streaming Dataset {@code query} continues from, with
    * {@code checkpoint}'s state upgraded ({@link UpgradeApply}); a one-line summary.
    */
-  public static String upgradeApply(SparkSession spark, String checkpoint, String target,
-      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode,
-      List<String> maps, boolean allowDrop) {
+  public static String upgradeApply(
+      SparkSession spark,
+      String checkpoint,
+      String target,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query,
+      String outputMode,
+      List<String> maps,
+      boolean allowDrop) {
     return UpgradeApply.run(spark, checkpoint, target, query, outputMode, maps, allowDrop);
   }
 
@@ -215,8 +231,11 @@ public final class PythonEntry {
    * {@code partitionedBy}, the columns its stateful operators' input is hash partitioned by
    * (operator id to names; where keys live when it runs without the strict distribution).
    */
-  public static String queryFacts(SparkSession spark, String checkpoint,
-      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query, String outputMode) {
+  public static String queryFacts(
+      SparkSession spark,
+      String checkpoint,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query,
+      String outputMode) {
     Checkpoint old = Checkpoint.open(checkpoint, spark.sessionState().newHadoopConf());
     PlannedQuery planned = PlannedQuery.plan(spark, query, outputMode, old);
     try {

@@ -21,8 +21,8 @@ import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.CopiedPartition;
-import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import dev.sparksavepoint.image.ImagePlan;
+import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import dev.sparksavepoint.image.StateImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -67,8 +67,10 @@ import org.apache.spark.sql.classic.SparkSession;
 final class CheckpointCopy {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String PARTITIONS_CONF = "spark.sql.shuffle.partitions";
+
   /** A schema file path in operator metadata v2, up to its operator folder. */
   private static final Pattern SCHEMA_PATH = Pattern.compile("^.*/state/\\d+/_stateSchema/");
+
   /** A metadata log entry: {@code 12}, or the compacted {@code 12.compact}. */
   private static final Pattern LOG_ENTRY = Pattern.compile("(\\d+)(\\.compact)?");
 
@@ -76,9 +78,17 @@ final class CheckpointCopy {
    * What a finished copy holds; {@code digests}: the state files' digests by relative path
    * (when asked for).
    */
-  record Copied(Checkpoint source, long batchId, Path root, FileSystem fs, ImagePlan plan,
-      List<Operator> operators, CopyChanges.Resolved resolved, List<PartitionCommit> commits,
-      String provider, Map<String, FileDigests.Digest> digests) {}
+  record Copied(
+      Checkpoint source,
+      long batchId,
+      Path root,
+      FileSystem fs,
+      ImagePlan plan,
+      List<Operator> operators,
+      CopyChanges.Resolved resolved,
+      List<PartitionCommit> commits,
+      String provider,
+      Map<String, FileDigests.Digest> digests) {}
 
   /** Runs after the copy is complete (the target is a checkpoint), before it is reported. */
   interface Finish {
@@ -97,8 +107,15 @@ final class CheckpointCopy {
    * {@code what} names the action in messages ("take a savepoint of ..."). {@code check} runs
    * after the changes are validated and before anything is written (or null).
    */
-  static Copied run(SparkSession spark, Checkpoint from, long n, String target,
-      CopyChanges changes, String what, Runnable check, Finish finish) {
+  static Copied run(
+      SparkSession spark,
+      Checkpoint from,
+      long n,
+      String target,
+      CopyChanges changes,
+      String what,
+      Runnable check,
+      Finish finish) {
     return run(spark, from, n, target, changes, what, check, finish, null);
   }
 
@@ -111,37 +128,50 @@ final class CheckpointCopy {
   record Upgrade(List<StoreCopy> copies, Checkpoint scratch, Set<Long> fromScratch) {}
 
   /** {@link #run}, for an upgrade when {@code upgrade} is given. */
-  static Copied run(SparkSession spark, Checkpoint from, long n, String target,
-      CopyChanges changes, String what, Runnable check, Finish finish, Upgrade upgrade) {
+  static Copied run(
+      SparkSession spark,
+      Checkpoint from,
+      long n,
+      String target,
+      CopyChanges changes,
+      String what,
+      Runnable check,
+      Finish finish,
+      Upgrade upgrade) {
     Configuration conf = spark.sessionState().newHadoopConf();
     from.checkLogs(n);
     List<Operator> operators = from.operators(n);
     CopyChanges.Resolved resolved;
     try {
-      resolved = changes.resolve(from.location(), operators,
-          OperatorUids.read(from.fileSystem(), from.root()));
+      resolved =
+          changes.resolve(
+              from.location(), operators, OperatorUids.read(from.fileSystem(), from.root()));
     } catch (IOException e) {
-      throw Errors.corruptFile(from.location(), OperatorUids.FILE, "the checkpoint", e,
+      throw Errors.corruptFile(
+          from.location(),
+          OperatorUids.FILE,
+          "the checkpoint",
+          e,
           "Remove the file or restore it from a copy.");
     }
-    String provider = changes.provider() == null
-        ? from.recordedConf(n).getOrDefault(StoreProviders.PROVIDER_CONF, CopyChanges.HDFS)
-        : CopyChanges.providerClass(from.location(), changes.provider());
+    String provider =
+        changes.provider() == null
+            ? from.recordedConf(n).getOrDefault(StoreProviders.PROVIDER_CONF, CopyChanges.HDFS)
+            : CopyChanges.providerClass(from.location(), changes.provider());
     boolean ids = hasUniqueIds(from, n);
-    List<StoreCopy> copies = plan(from, n, operators, resolved, changes.partitions(), provider,
-        ids, conf);
+    List<StoreCopy> copies =
+        plan(from, n, operators, resolved, changes.partitions(), provider, ids, conf);
     if (upgrade != null) copies = upgrade.copies();
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
     if (finish != null && finish.needsDigests()) plan = plan.withFileDigests();
     if (check != null) check.run();
-    NewFolder folder = NewFolder.claim(target,
-        readMetadata(from), conf, what);
+    NewFolder folder = NewFolder.claim(target, readMetadata(from), conf, what);
     Path root = folder.root();
     FileSystem fs = folder.fs();
     try {
       CrashPoint.reach("copy-claimed");
-      writeOffsets(from, n, folder, changes.partitions(), changes.provider() == null ? null
-          : provider);
+      writeOffsets(
+          from, n, folder, changes.partitions(), changes.provider() == null ? null : provider);
       CrashPoint.reach("copy-planned");
       copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf, upgrade);
       List<CopiedPartition> images = StateImage.copy(plan);
@@ -159,8 +189,8 @@ final class CheckpointCopy {
       folder.identify();
       CrashPoint.reach("copy-identified");
       writeCommit(from, n, fs, root, plan, commits, conf);
-      Copied copied = new Copied(from, n, root, fs, plan, operators, resolved, commits, provider,
-          digests);
+      Copied copied =
+          new Copied(from, n, root, fs, plan, operators, resolved, commits, provider, digests);
       if (finish != null) finish.run(copied);
       return copied;
     } catch (IOException | RuntimeException e) {
@@ -183,41 +213,70 @@ final class CheckpointCopy {
     try {
       return CheckpointLog.stateUniqueIds(from.commitLog().metadata(n)) != null;
     } catch (IOException e) {
-      throw Errors.corruptFile(from.location(), CheckpointLog.COMMITS + "/" + n, "batch " + n,
-          e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          from.location(),
+          CheckpointLog.COMMITS + "/" + n,
+          "batch " + n,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
   }
 
   /** The stores to copy, validated against what Spark can run after the copy. */
-  private static List<StoreCopy> plan(Checkpoint from, long n, List<Operator> operators,
-      CopyChanges.Resolved resolved, int partitions, String provider, boolean ids,
+  private static List<StoreCopy> plan(
+      Checkpoint from,
+      long n,
+      List<Operator> operators,
+      CopyChanges.Resolved resolved,
+      int partitions,
+      String provider,
+      boolean ids,
       Configuration conf) {
     boolean hdfs = provider.equals(CopyChanges.HDFS);
     for (Operator op : operators) {
       if (resolved.target(op.id()) == null) continue;
       if (hdfs && op.kind().needsColumnFamilies()) {
-        throw Errors.restoreUnsupported(from.location(), op.uid(), "transformWithState state"
-            + " lives in column families, which only RocksDB has: keep --provider rocksdb.");
+        throw Errors.restoreUnsupported(
+            from.location(),
+            op.uid(),
+            "transformWithState state"
+                + " lives in column families, which only RocksDB has: keep --provider rocksdb.");
       }
       if (hdfs && ids) {
-        throw Errors.restoreUnsupported(from.location(), op.uid(), "the checkpoint uses"
-            + " checkpoint format v2 (state checkpoint ids), which only RocksDB supports: keep"
-            + " --provider rocksdb.");
+        throw Errors.restoreUnsupported(
+            from.location(),
+            op.uid(),
+            "the checkpoint uses"
+                + " checkpoint format v2 (state checkpoint ids), which only RocksDB supports: keep"
+                + " --provider rocksdb.");
       }
       boolean rehash = partitions > 0 && partitions != op.numPartitions();
       if (rehash && !op.kind().rehashable()) {
-        throw Errors.restoreUnsupported(from.location(), op.uid(), "changing the partitions"
-            + " of " + op.name() + " state is not supported (its keys' partitioning is not"
-            + " known); keep the partition count.");
+        throw Errors.restoreUnsupported(
+            from.location(),
+            op.uid(),
+            "changing the partitions"
+                + " of "
+                + op.name()
+                + " state is not supported (its keys' partitioning is not"
+                + " known); keep the partition count.");
       }
       if (rehash && !KeyPlacement.isStrict(from, op, n)) {
-        throw Errors.restoreUnsupported(from.location(), op.uid(), "its query placed keys in"
-            + " state partitions by the partitioning of its input, not by all key columns"
-            + " (offsets/" + n + " does not record spark.sql.streaming.statefulOperator"
-            + ".useStrictDistribution=true, as for every query started before Spark 3.3), so a key"
-            + " rehashed into " + partitions + " partitions would not be where the restarted"
-            + " query looks for it; keep the partition count (--partitions "
-            + op.numPartitions() + ").");
+        throw Errors.restoreUnsupported(
+            from.location(),
+            op.uid(),
+            "its query placed keys in"
+                + " state partitions by the partitioning of its input, not by all key columns"
+                + " (offsets/"
+                + n
+                + " does not record"
+                + " spark.sql.streaming.statefulOperator.useStrictDistribution=true, as for every"
+                + " query started before Spark 3.3), so a key rehashed into "
+                + partitions
+                + " partitions would not be where the restarted"
+                + " query looks for it; keep the partition count (--partitions "
+                + op.numPartitions()
+                + ").");
       }
     }
     List<StoreCopy> copies = new ArrayList<>();
@@ -226,20 +285,38 @@ final class CheckpointCopy {
       if (to == null) continue;
       int count = partitions > 0 ? partitions : spec.numPartitions();
       if (count != spec.numPartitions() && spec.keySchema().isEmpty()) {
-        throw Errors.restoreUnsupported(from.location(), "operator " + spec.operatorId(),
+        throw Errors.restoreUnsupported(
+            from.location(),
+            "operator " + spec.operatorId(),
             "its state has no key (a global aggregation), so Spark keeps it in one partition;"
                 + " keep the partition count.");
       }
-      copies.add(new StoreCopy(spec, new StoreSpec(to, spec.storeName(), count,
-          spec.keySchema(), spec.valueSchema(), spec.storeIndex(), spec.families())));
+      copies.add(
+          new StoreCopy(
+              spec,
+              new StoreSpec(
+                  to,
+                  spec.storeName(),
+                  count,
+                  spec.keySchema(),
+                  spec.valueSchema(),
+                  spec.storeIndex(),
+                  spec.families())));
     }
     return copies;
   }
 
   /** {@code sources/}, and each kept operator's metadata and schema files. */
-  private static void copyLayout(Checkpoint from, long n, NewFolder folder,
-      List<Operator> operators, CopyChanges.Resolved resolved, int partitions,
-      Configuration conf, Upgrade upgrade) throws IOException {
+  private static void copyLayout(
+      Checkpoint from,
+      long n,
+      NewFolder folder,
+      List<Operator> operators,
+      CopyChanges.Resolved resolved,
+      int partitions,
+      Configuration conf,
+      Upgrade upgrade)
+      throws IOException {
     copySources(from, n, folder.fs(), new Path(folder.root(), "sources"), conf);
     for (Operator op : operators) {
       Long to = resolved.target(op.id());
@@ -248,15 +325,25 @@ final class CheckpointCopy {
     }
     if (upgrade == null) return;
     for (long id : upgrade.fromScratch()) {
-      Operator op = upgrade.scratch().operators(0).stream().filter(o -> o.id() == id)
-          .findFirst().orElseThrow();
+      Operator op =
+          upgrade.scratch().operators(0).stream()
+              .filter(o -> o.id() == id)
+              .findFirst()
+              .orElseThrow();
       copyOperatorLayout(upgrade.scratch(), 0, op, id, partitions, folder, conf);
     }
   }
 
   /** Operator {@code op}'s metadata and schema files of batch {@code n}, as operator {@code to}. */
-  private static void copyOperatorLayout(Checkpoint from, long n, Operator op, long to,
-      int partitions, NewFolder folder, Configuration conf) throws IOException {
+  private static void copyOperatorLayout(
+      Checkpoint from,
+      long n,
+      Operator op,
+      long to,
+      int partitions,
+      NewFolder folder,
+      Configuration conf)
+      throws IOException {
     FileSystem fs = folder.fs();
     Path root = folder.root();
     FileSystem src = from.fileSystem();
@@ -266,18 +353,20 @@ final class CheckpointCopy {
     int count = partitions > 0 ? partitions : op.numPartitions();
     Path v1 = new Path(opFrom, "_metadata/metadata");
     if (src.exists(v1)) {
-      folder.write(new Path(opTo, "_metadata/metadata"),
+      folder.write(
+          new Path(opTo, "_metadata/metadata"),
           operatorMetadata(CheckpointFiles.readAll(src, v1), to, count, null));
     }
     Path v2 = latestAtOrBefore(src, new Path(opFrom, "_metadata/v2"), n);
     if (v2 != null) {
       String schemas = toState + "/" + to + "/_stateSchema/";
-      folder.write(new Path(opTo, "_metadata/v2/" + v2.getName()),
+      folder.write(
+          new Path(opTo, "_metadata/v2/" + v2.getName()),
           operatorMetadata(CheckpointFiles.readAll(src, v2), to, count, schemas));
     }
     Path schemas = new Path(opFrom, "_stateSchema");
-    if (src.exists(schemas)) FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"),
-        false, conf);
+    if (src.exists(schemas))
+      FileUtil.copy(src, schemas, fs, new Path(opTo, "_stateSchema"), false, conf);
     copySchemaFiles(src, new Path(opFrom, "0"), fs, new Path(opTo, "0"), conf);
   }
 
@@ -286,8 +375,8 @@ final class CheckpointCopy {
    * source's {@code logOffset}; batch N for others). A running query logs a source's next
    * entries before it commits their batch: copied, they would make the copy skip those files.
    */
-  private static void copySources(Checkpoint from, long n, FileSystem fs, Path target,
-      Configuration conf) throws IOException {
+  private static void copySources(
+      Checkpoint from, long n, FileSystem fs, Path target, Configuration conf) throws IOException {
     FileSystem src = from.fileSystem();
     Path sources = new Path(from.root(), "sources");
     if (!src.exists(sources)) return;
@@ -302,8 +391,8 @@ final class CheckpointCopy {
       for (FileStatus entry : src.listStatus(source.getPath())) {
         Matcher id = LOG_ENTRY.matcher(entry.getPath().getName());
         if (id.matches() && Long.parseLong(id.group(1)) > last) continue;
-        FileUtil.copy(src, entry.getPath(), fs, new Path(to, entry.getPath().getName()), false,
-            conf);
+        FileUtil.copy(
+            src, entry.getPath(), fs, new Path(to, entry.getPath().getName()), false, conf);
       }
     }
   }
@@ -325,8 +414,8 @@ final class CheckpointCopy {
   }
 
   /** The {@code _metadata} files (v1 state schema) under a partition folder, store by store. */
-  private static void copySchemaFiles(FileSystem src, Path from, FileSystem fs, Path to,
-      Configuration conf) throws IOException {
+  private static void copySchemaFiles(
+      FileSystem src, Path from, FileSystem fs, Path to, Configuration conf) throws IOException {
     if (!src.exists(from)) return;
     for (FileStatus entry : src.listStatus(from)) {
       if (!entry.isDirectory()) continue;
@@ -359,8 +448,7 @@ final class CheckpointCopy {
         }
       }
       if (info.has("stateSchemaFilePath")) {
-        info.put("stateSchemaFilePath", repoint(info.get("stateSchemaFilePath").asText(),
-            schemas));
+        info.put("stateSchemaFilePath", repoint(info.get("stateSchemaFilePath").asText(), schemas));
       }
     }
     return (text.substring(0, newline + 1) + JSON.writeValueAsString(json))
@@ -379,8 +467,9 @@ final class CheckpointCopy {
    * needs state version N, which no copy has (only batch 0's, empty, exists): it fails instead
    * of starting from partial state.
    */
-  private static void writeOffsets(Checkpoint from, long n, NewFolder folder, int partitions,
-      String provider) throws IOException {
+  private static void writeOffsets(
+      Checkpoint from, long n, NewFolder folder, int partitions, String provider)
+      throws IOException {
     CheckpointLog offsets = new CheckpointLog(folder.fs(), folder.root(), CheckpointLog.OFFSETS);
     for (long b = Math.max(0, n - 1); b <= n; b++) {
       if (!from.fileSystem().exists(from.offsetLog().file(b))) continue;
@@ -390,12 +479,19 @@ final class CheckpointCopy {
   }
 
   /** {@code commits/N}, last: it makes the folder a checkpoint. */
-  private static void writeCommit(Checkpoint from, long n, FileSystem fs, Path root,
-      ImagePlan plan, List<PartitionCommit> commits, Configuration conf) throws IOException {
+  private static void writeCommit(
+      Checkpoint from,
+      long n,
+      FileSystem fs,
+      Path root,
+      ImagePlan plan,
+      List<PartitionCommit> commits,
+      Configuration conf)
+      throws IOException {
     byte[] commit = from.commitLog().bytes(n);
     if (plan.hasUniqueIds()) {
-      commit = CheckpointLog.withStateUniqueIds(commit,
-          CheckpointCommit.stateUniqueIds(plan, commits));
+      commit =
+          CheckpointLog.withStateUniqueIds(commit, CheckpointCommit.stateUniqueIds(plan, commits));
     }
     CheckpointLog commitLog = new CheckpointLog(fs, root, CheckpointLog.COMMITS);
     commitLog.create(n, commit, conf, () -> CrashPoint.reach("commit-temp"));
@@ -422,8 +518,8 @@ final class CheckpointCopy {
     String text = new String(entry, StandardCharsets.UTF_8);
     String[] lines = text.split("\n", -1);
     ObjectNode metadata = (ObjectNode) JSON.readTree(lines[1]);
-    ObjectNode conf = metadata.has("conf") ? (ObjectNode) metadata.get("conf")
-        : metadata.putObject("conf");
+    ObjectNode conf =
+        metadata.has("conf") ? (ObjectNode) metadata.get("conf") : metadata.putObject("conf");
     if (partitions > 0) conf.put(PARTITIONS_CONF, Integer.toString(partitions));
     if (provider != null) conf.put(StoreProviders.PROVIDER_CONF, provider);
     lines[1] = JSON.writeValueAsString(metadata);

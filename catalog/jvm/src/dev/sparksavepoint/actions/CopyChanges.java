@@ -36,10 +36,13 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
     return new CopyChanges(0, null, uids == null ? List.of() : uids, List.of());
   }
 
-  public static CopyChanges of(int partitions, String provider, List<String> uids,
-      List<String> drops) {
-    return new CopyChanges(partitions, provider == null || provider.isBlank() ? null : provider,
-        uids == null ? List.of() : List.copyOf(uids), drops == null ? List.of() : List.copyOf(drops));
+  public static CopyChanges of(
+      int partitions, String provider, List<String> uids, List<String> drops) {
+    return new CopyChanges(
+        partitions,
+        provider == null || provider.isBlank() ? null : provider,
+        uids == null ? List.of() : List.copyOf(uids),
+        drops == null ? List.of() : List.copyOf(drops));
   }
 
   /** The provider class a short name or class name stands for. */
@@ -47,8 +50,9 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
     return switch (provider.toLowerCase(Locale.ROOT)) {
       case "hdfs", "hdfsbacked", HDFS_LOWER -> HDFS;
       case "rocksdb", ROCKSDB_LOWER -> ROCKSDB;
-      default -> throw Errors.badArguments(path, "Unknown state store provider '" + provider
-          + "': use hdfs or rocksdb");
+      default ->
+          throw Errors.badArguments(
+              path, "Unknown state store provider '" + provider + "': use hdfs or rocksdb");
     };
   }
 
@@ -80,36 +84,48 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
     for (String item : uids) {
       int eq = item.indexOf('=');
       if (eq <= 0 || eq == item.length() - 1) {
-        throw Errors.badArguments(path, "--uid takes OPERATOR=NEW_ID or OPERATOR=NAME, not '"
-            + item + "'");
+        throw Errors.badArguments(
+            path, "--uid takes OPERATOR=NEW_ID or OPERATOR=NAME, not '" + item + "'");
       }
       Operator op = find(path, operators, known, item.substring(0, eq).trim());
       String to = item.substring(eq + 1).trim();
       if (!ids.containsKey(op.id())) {
-        throw Errors.badArguments(path, "--uid " + item + " names " + op.uid()
-            + ", which is dropped");
+        throw Errors.badArguments(
+            path, "--uid " + item + " names " + op.uid() + ", which is dropped");
       }
       if (OperatorUids.isGenerated(to)) {
         ids.put(op.id(), Long.parseLong(to.substring(to.lastIndexOf('_') + 1)));
       } else if (OperatorUids.isUserUid(to)) {
         names.put(op.id(), to);
       } else {
-        throw Errors.badArguments(path, "--uid " + item + ": '" + to + "' is neither an"
-            + " operator id (1, agg_1) nor a name (a letter, then letters, digits or _)");
+        throw Errors.badArguments(
+            path,
+            "--uid "
+                + item
+                + ": '"
+                + to
+                + "' is neither an"
+                + " operator id (1, agg_1) nor a name (a letter, then letters, digits or _)");
       }
     }
     return new Resolved(ids, checked(path, ids, names));
   }
 
   /** User uids keyed by target id; fails on two operators with one id or one uid. */
-  private static Map<Long, String> checked(String path, Map<Long, Long> ids,
-      Map<Long, String> names) {
+  private static Map<Long, String> checked(
+      String path, Map<Long, Long> ids, Map<Long, String> names) {
     Map<Long, Long> byTarget = new HashMap<>();
     for (Map.Entry<Long, Long> e : ids.entrySet()) {
       Long other = byTarget.put(e.getValue(), e.getKey());
       if (other != null) {
-        throw Errors.badArguments(path, "operators " + other + " and " + e.getKey()
-            + " would both become operator " + e.getValue());
+        throw Errors.badArguments(
+            path,
+            "operators "
+                + other
+                + " and "
+                + e.getKey()
+                + " would both become operator "
+                + e.getValue());
       }
     }
     Map<Long, String> out = new TreeMap<>();
@@ -126,8 +142,8 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
     return out;
   }
 
-  private static Operator find(String path, List<Operator> operators, Map<Long, String> known,
-      String name) {
+  private static Operator find(
+      String path, List<Operator> operators, Map<Long, String> known, String name) {
     for (Operator op : operators) {
       if (op.answersTo(name) || name.equalsIgnoreCase(known.get(op.id()))) return op;
     }
@@ -135,7 +151,7 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
     for (Operator op : operators) {
       all.add(op.uid() + (known.containsKey(op.id()) ? " (" + known.get(op.id()) + ")" : ""));
     }
-    throw Errors.badArguments(path, "No operator '" + name + "'; the operators are "
-        + String.join(", ", all));
+    throw Errors.badArguments(
+        path, "No operator '" + name + "'; the operators are " + String.join(", ", all));
   }
 }

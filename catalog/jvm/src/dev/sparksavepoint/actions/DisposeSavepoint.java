@@ -38,9 +38,16 @@ public final class DisposeSavepoint {
       fs.delete(SavepointManifest.file(root), false);
       List<String> kept = new ArrayList<>();
       removeEmpty(fs, root, kept);
-      return "Disposed of savepoint '" + path + "': removed " + (files + 1) + " files ("
-          + bytes + " bytes)" + (kept.isEmpty() ? "." : "; kept " + kept.size()
-          + " files it does not list, e.g. " + kept.get(0) + ".");
+      return "Disposed of savepoint '"
+          + path
+          + "': removed "
+          + (files + 1)
+          + " files ("
+          + bytes
+          + " bytes)"
+          + (kept.isEmpty()
+              ? "."
+              : "; kept " + kept.size() + " files it does not list, e.g. " + kept.get(0) + ".");
     } catch (IOException e) {
       throw Errors.io(path, e);
     }

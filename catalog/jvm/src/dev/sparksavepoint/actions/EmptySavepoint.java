@@ -68,7 +68,8 @@ public final class EmptySavepoint {
    * @return true when it created the savepoint
    */
   public static boolean createIfMissing(SparkSession spark, String target, String template) {
-    if (template == null || template.isBlank()
+    if (template == null
+        || template.isBlank()
         || Checkpoint.exists(target, spark.sessionState().newHadoopConf())) {
       return false;
     }
@@ -85,9 +86,12 @@ public final class EmptySavepoint {
     Checkpoint from = Checkpoint.open(template, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(template);
     long n = from.lastCommitted();
-    NewFolder folder = NewFolder.claim(target,
-        ("{\"id\":\"" + UUID.randomUUID() + "\"}\n").getBytes(StandardCharsets.UTF_8), conf,
-        "create an empty savepoint like '" + template + "'");
+    NewFolder folder =
+        NewFolder.claim(
+            target,
+            ("{\"id\":\"" + UUID.randomUUID() + "\"}\n").getBytes(StandardCharsets.UTF_8),
+            conf,
+            "create an empty savepoint like '" + template + "'");
     Path root = folder.root();
     FileSystem fs = folder.fs();
     try {
@@ -101,19 +105,27 @@ public final class EmptySavepoint {
       StoreBatch plan = StoreBatch.emptyCopy(spark, from, n, target, formatV2);
       List<PartitionCommit> commits =
           CarryOver.commitAll(plan, "savepoint: empty state for " + target);
-      new CheckpointLog(fs, root, CheckpointLog.OFFSETS)
-          .create(0, from.offsetLog().bytes(n), conf);
+      new CheckpointLog(fs, root, CheckpointLog.OFFSETS).create(0, from.offsetLog().bytes(n), conf);
       EditClaim.recordBatch(root, 0, "empty savepoint like " + template, conf);
       folder.identify();
       byte[] commit = from.commitLog().bytes(n);
       if (formatV2) {
-        commit = CheckpointLog.withStateUniqueIds(commit,
-            CheckpointCommit.stateUniqueIds(plan, commits));
+        commit =
+            CheckpointLog.withStateUniqueIds(
+                commit, CheckpointCommit.stateUniqueIds(plan, commits));
       }
       new CheckpointLog(fs, root, CheckpointLog.COMMITS).create(0, commit, conf);
-      return "Created empty savepoint '" + target + "' shaped like batch " + n + " of '"
-          + template + "': " + operators.size() + " stateful operator(s), "
-          + plan.stores().size() + " store(s); committed batch 0 holds empty state.";
+      return "Created empty savepoint '"
+          + target
+          + "' shaped like batch "
+          + n
+          + " of '"
+          + template
+          + "': "
+          + operators.size()
+          + " stateful operator(s), "
+          + plan.stores().size()
+          + " store(s); committed batch 0 holds empty state.";
     } catch (IOException | RuntimeException e) {
       folder.remove();
       if (e instanceof RuntimeException r) throw r;
@@ -131,18 +143,25 @@ public final class EmptySavepoint {
   }
 
   /** {@code sources/}, and every operator's metadata and schema files. */
-  private static void copyLayout(Checkpoint from, long n, FileSystem fs, Path root,
-      Configuration conf) throws IOException {
+  private static void copyLayout(
+      Checkpoint from, long n, FileSystem fs, Path root, Configuration conf) throws IOException {
     FileSystem src = from.fileSystem();
     Path sources = new Path(from.root(), "sources");
-    if (src.exists(sources)) FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
+    if (src.exists(sources))
+      FileUtil.copy(src, sources, fs, new Path(root, "sources"), false, conf);
     Path state = new Path(from.root(), "state");
     if (!src.exists(state)) return;
     String toState = fs.makeQualified(new Path(root, "state")).toString();
     for (FileStatus op : src.listStatus(state)) {
       if (!op.isDirectory() || !op.getPath().getName().matches("\\d+")) continue;
-      copyMetadata(src, op.getPath(), fs, new Path(new Path(root, "state"), op.getPath().getName()),
-          n, toState, conf);
+      copyMetadata(
+          src,
+          op.getPath(),
+          fs,
+          new Path(new Path(root, "state"), op.getPath().getName()),
+          n,
+          toState,
+          conf);
     }
   }
 
@@ -151,8 +170,9 @@ public final class EmptySavepoint {
    * metadata only as of batch n, renamed to 0), {@code _stateSchema}, and each partition's
    * {@code _metadata} schema files.
    */
-  private static void copyMetadata(FileSystem src, Path from, FileSystem fs, Path to, long n,
-      String toState, Configuration conf) throws IOException {
+  private static void copyMetadata(
+      FileSystem src, Path from, FileSystem fs, Path to, long n, String toState, Configuration conf)
+      throws IOException {
     for (FileStatus entry : src.listStatus(from)) {
       Path path = entry.getPath();
       String name = path.getName();
@@ -160,11 +180,12 @@ public final class EmptySavepoint {
       if (name.equals("v2") && entry.isDirectory()) {
         Path latest = CheckpointCopy.latestAtOrBefore(src, path, n);
         if (latest != null) {
-          String text = SCHEMA_FILE.matcher(
-              new String(CheckpointFiles.readAll(src, latest), StandardCharsets.UTF_8))
-              .replaceAll(Matcher.quoteReplacement("\"" + toState + "/") + "$1/_stateSchema/");
-          CheckpointFiles.writeNew(new Path(dest, "0"),
-              text.getBytes(StandardCharsets.UTF_8), conf);
+          String text =
+              SCHEMA_FILE
+                  .matcher(new String(CheckpointFiles.readAll(src, latest), StandardCharsets.UTF_8))
+                  .replaceAll(Matcher.quoteReplacement("\"" + toState + "/") + "$1/_stateSchema/");
+          CheckpointFiles.writeNew(
+              new Path(dest, "0"), text.getBytes(StandardCharsets.UTF_8), conf);
         }
       } else if (entry.isDirectory()) {
         if (!name.equals("SSTs")) copyMetadata(src, path, fs, dest, n, toState, conf);

@@ -35,7 +35,8 @@ record NewFolder(Path root, FileSystem fs, boolean existed, byte[] metadata, Con
       FileSystem fs = root.getFileSystem(conf);
       boolean existed = fs.exists(root);
       if (existed && (!fs.getFileStatus(root).isDirectory() || fs.listStatus(root).length > 0)) {
-        throw interrupted(fs, root) ? Errors.targetInterrupted(target, what)
+        throw interrupted(fs, root)
+            ? Errors.targetInterrupted(target, what)
             : Errors.targetInUse(target, what);
       }
       fs.mkdirs(root);

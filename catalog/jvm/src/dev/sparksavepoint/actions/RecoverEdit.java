@@ -51,8 +51,8 @@ public final class RecoverEdit {
       if (completed != null) {
         done.add(completed);
       } else if (ckpt.lastPlanned() > last) {
-        throw Errors.uncommittedBatch(ckpt.location(), CheckpointLog.nextBatch(last),
-            ckpt.committedRange());
+        throw Errors.uncommittedBatch(
+            ckpt.location(), CheckpointLog.nextBatch(last), ckpt.committedRange());
       }
     }
     try {
@@ -62,8 +62,11 @@ public final class RecoverEdit {
       throw Errors.writeFailed(path, "remove what killed edits left", e);
     }
     if (done.isEmpty()) {
-      return "savepoint: nothing to recover in '" + path + "': its last batch "
-          + ckpt.lastCommitted() + " is committed";
+      return "savepoint: nothing to recover in '"
+          + path
+          + "': its last batch "
+          + ckpt.lastCommitted()
+          + " is committed";
     }
     return "savepoint: recovered '" + path + "': " + String.join("; ", done);
   }

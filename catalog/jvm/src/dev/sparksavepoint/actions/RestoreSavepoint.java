@@ -26,21 +26,41 @@ public final class RestoreSavepoint {
   private RestoreSavepoint() {}
 
   /** Restores {@code savepoint} into {@code target}; returns a one-line summary. */
-  public static String run(SparkSession spark, String savepoint, String target,
-      CopyChanges changes) {
+  public static String run(
+      SparkSession spark, String savepoint, String target, CopyChanges changes) {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint from = Checkpoint.open(savepoint, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(savepoint);
     long n = from.lastCommitted();
-    CheckpointCopy.Copied copied = CheckpointCopy.run(spark, from, n, target, changes,
-        "restore '" + savepoint + "'", () -> verify(spark, from), null);
-    int partitions = copied.plan().stores().stream().mapToInt(s -> s.numPartitions()).max()
-        .orElse(0);
-    return "Restored batch " + n + " of '" + savepoint + "' into '" + target + "': "
-        + copied.plan().copies().size() + " store(s) of "
-        + copied.resolved().ids().size() + " operator(s), " + partitions + " partition(s), "
+    CheckpointCopy.Copied copied =
+        CheckpointCopy.run(
+            spark,
+            from,
+            n,
+            target,
+            changes,
+            "restore '" + savepoint + "'",
+            () -> verify(spark, from),
+            null);
+    int partitions =
+        copied.plan().stores().stream().mapToInt(s -> s.numPartitions()).max().orElse(0);
+    return "Restored batch "
+        + n
+        + " of '"
+        + savepoint
+        + "' into '"
+        + target
+        + "': "
+        + copied.plan().copies().size()
+        + " store(s) of "
+        + copied.resolved().ids().size()
+        + " operator(s), "
+        + partitions
+        + " partition(s), "
         + CheckpointCopy.providerNames().getOrDefault(copied.provider(), copied.provider())
-        + ". Start the streaming query with checkpointLocation '" + target + "'.";
+        + ". Start the streaming query with checkpointLocation '"
+        + target
+        + "'.";
   }
 
   /**
@@ -54,7 +74,11 @@ public final class RestoreSavepoint {
     try {
       manifest = SavepointManifest.read(from.fileSystem(), from.root());
     } catch (IOException e) {
-      throw Errors.corruptFile(from.location(), SavepointManifest.FILE, "the savepoint", e,
+      throw Errors.corruptFile(
+          from.location(),
+          SavepointManifest.FILE,
+          "the savepoint",
+          e,
           "Restore the file from a copy of the savepoint.");
     }
     if (manifest == null) return;
@@ -69,7 +93,8 @@ public final class RestoreSavepoint {
         throw Errors.io(from.location(), e);
       }
     }
-    for (FileDigests.Digest d : FileDigests.of(spark, from.root(), List.copyOf(expected.keySet()))) {
+    for (FileDigests.Digest d :
+        FileDigests.of(spark, from.root(), List.copyOf(expected.keySet()))) {
       JsonNode f = expected.get(d.path());
       if (f.path("bytes").asLong() != d.bytes()) {
         throw Errors.checksumMismatch(from.location(), d.path(), "has " + d.bytes() + " bytes");

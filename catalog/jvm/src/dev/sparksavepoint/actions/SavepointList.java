@@ -63,8 +63,9 @@ public final class SavepointList {
     List<String> uids = new ArrayList<>();
     for (JsonNode op : m.path("operators")) {
       String user = op.path("user_uid").asText(null);
-      uids.add(op.path("uid").asText() + (user == null || op.path("user_uid").isNull() ? ""
-          : " (" + user + ")"));
+      uids.add(
+          op.path("uid").asText()
+              + (user == null || op.path("user_uid").isNull() ? "" : " (" + user + ")"));
     }
     s.put("operators", String.join(", ", uids));
     s.put("provider", m.path("provider").asText());

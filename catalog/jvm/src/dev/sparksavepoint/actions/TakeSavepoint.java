@@ -43,21 +43,36 @@ public final class TakeSavepoint {
    * @param uids {@code OPERATOR=NAME} user uids to record (see {@link CopyChanges})
    * @param writable allow edits through the catalog on the savepoint
    */
-  public static String run(SparkSession spark, String checkpoint, String target, long batchId,
-      List<String> uids, boolean writable) {
+  public static String run(
+      SparkSession spark,
+      String checkpoint,
+      String target,
+      long batchId,
+      List<String> uids,
+      boolean writable) {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint from = Checkpoint.open(checkpoint, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(checkpoint);
     long n = batchId < 0 ? from.lastCommitted() : from.checkBatch(batchId);
     ObjectNode[] manifest = new ObjectNode[1];
-    CheckpointCopy.run(spark, from, n, target, CopyChanges.none(uids),
-        "take a savepoint of '" + checkpoint + "'", null, new CheckpointCopy.Finish() {
+    CheckpointCopy.run(
+        spark,
+        from,
+        n,
+        target,
+        CopyChanges.none(uids),
+        "take a savepoint of '" + checkpoint + "'",
+        null,
+        new CheckpointCopy.Finish() {
           @Override
           public void run(CheckpointCopy.Copied copied) throws IOException {
             manifest[0] = manifest(spark, copied, writable);
-            CheckpointFiles.writeNew(SavepointManifest.file(copied.root()),
-                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(manifest[0])
-                    .getBytes(StandardCharsets.UTF_8), conf);
+            CheckpointFiles.writeNew(
+                SavepointManifest.file(copied.root()),
+                JSON.writerWithDefaultPrettyPrinter()
+                    .writeValueAsString(manifest[0])
+                    .getBytes(StandardCharsets.UTF_8),
+                conf);
           }
 
           @Override
@@ -68,8 +83,8 @@ public final class TakeSavepoint {
     return manifest[0].toString();
   }
 
-  private static ObjectNode manifest(SparkSession spark, CheckpointCopy.Copied copied,
-      boolean writable) throws IOException {
+  private static ObjectNode manifest(
+      SparkSession spark, CheckpointCopy.Copied copied, boolean writable) throws IOException {
     Checkpoint from = copied.source();
     long n = copied.batchId();
     ObjectNode m = JSON.createObjectNode();
@@ -84,8 +99,9 @@ public final class TakeSavepoint {
     source.put("committed_at", Instant.ofEpochMilli(from.commitTimeMs(n)).toString());
     source.put("written_by_spark", from.writtenBy(n));
     m.put("taken_with_spark", spark.version());
-    m.put("provider", CheckpointCopy.providerNames().getOrDefault(copied.provider(),
-        copied.provider()));
+    m.put(
+        "provider",
+        CheckpointCopy.providerNames().getOrDefault(copied.provider(), copied.provider()));
     m.put("provider_class", copied.provider());
     String partitions = from.recordedConf(n).get(CheckpointCopy.PARTITIONS_CONF);
     if (partitions != null) m.put("partitions", Integer.parseInt(partitions));
@@ -118,8 +134,9 @@ public final class TakeSavepoint {
         s.put("rows", storeRows);
         rows += storeRows;
       }
-      long bytes = CheckpointCopy.bytes(copied.fs(), new Path(new Path(copied.root(), "state"),
-          Long.toString(id)));
+      long bytes =
+          CheckpointCopy.bytes(
+              copied.fs(), new Path(new Path(copied.root(), "state"), Long.toString(id)));
       o.put("rows", rows);
       o.put("bytes", bytes);
       totalRows += rows;
@@ -144,13 +161,12 @@ public final class TakeSavepoint {
    * The digest of every file of the savepoint but its manifest: the state files' from the copy's
    * tasks (computed as they wrote them), the others' (logs, metadata) read here.
    */
-  private static List<FileDigests.Digest> digests(CheckpointCopy.Copied copied)
-      throws IOException {
+  private static List<FileDigests.Digest> digests(CheckpointCopy.Copied copied) throws IOException {
     List<FileDigests.Digest> digests = new ArrayList<>();
     for (String file : FileDigests.list(copied.fs(), copied.root(), SavepointManifest.FILE)) {
       FileDigests.Digest known = copied.digests().get(file);
-      digests.add(known != null ? known
-          : FileDigests.of(copied.fs(), new Path(copied.root(), file), file));
+      digests.add(
+          known != null ? known : FileDigests.of(copied.fs(), new Path(copied.root(), file), file));
     }
     return digests;
   }

@@ -39,8 +39,14 @@ public final class UpgradeApply {
   private UpgradeApply() {}
 
   /** Upgrades {@code checkpoint} into {@code target} for {@code query}; a one-line summary. */
-  public static String run(SparkSession spark, String checkpoint, String target,
-      Dataset<Row> query, String outputMode, List<String> maps, boolean allowDrop) {
+  public static String run(
+      SparkSession spark,
+      String checkpoint,
+      String target,
+      Dataset<Row> query,
+      String outputMode,
+      List<String> maps,
+      boolean allowDrop) {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint old = Checkpoint.open(checkpoint, conf);
     if (!old.hasCommittedBatch()) throw Errors.noCommittedBatch(checkpoint);
@@ -66,12 +72,28 @@ public final class UpgradeApply {
           copies.addAll(copies(checkpoint, pair, planned.nodes().get(pair.neu().op().id())));
         }
       }
-      CheckpointCopy.run(spark, old, report.batch(), target, CopyChanges.of(0, null, moves,
-          drops), "upgrade '" + checkpoint + "'", null, null,
+      CheckpointCopy.run(
+          spark,
+          old,
+          report.batch(),
+          target,
+          CopyChanges.of(0, null, moves, drops),
+          "upgrade '" + checkpoint + "'",
+          null,
+          null,
           new CheckpointCopy.Upgrade(copies, planned.scratch(), fromScratch));
-      return "Upgraded batch " + report.batch() + " of '" + checkpoint + "' into '" + target
-          + "' for the new query (" + summary(report) + "). Start the new query with"
-          + " checkpointLocation '" + target + "'.";
+      return "Upgraded batch "
+          + report.batch()
+          + " of '"
+          + checkpoint
+          + "' into '"
+          + target
+          + "' for the new query ("
+          + summary(report)
+          + "). Start the new query with"
+          + " checkpointLocation '"
+          + target
+          + "'.";
     } finally {
       planned.delete();
     }
@@ -85,19 +107,28 @@ public final class UpgradeApply {
           for (String r : p.fit().reasons()) why.add(p.old().op().uid() + ": " + r);
         }
       }
-      throw Errors.upgradeRefused(checkpoint, "it is incompatible (" + String.join("; ", why)
-          + "); see spark-savepoint upgrade check");
+      throw Errors.upgradeRefused(
+          checkpoint,
+          "it is incompatible (" + String.join("; ", why) + "); see spark-savepoint upgrade check");
     }
     if (report.dropsState() && !allowDrop) {
-      throw Errors.upgradeRefused(checkpoint, "it drops state (" + dropped(report) + "); pass"
-          + " --allow-drop (allow_drop=True) to discard it");
+      throw Errors.upgradeRefused(
+          checkpoint,
+          "it drops state ("
+              + dropped(report)
+              + "); pass"
+              + " --allow-drop (allow_drop=True) to discard it");
     }
     for (Pair p : report.pairs()) {
       if (p.fit() == null || p.neu().op().kind() != OperatorKind.TWS) continue;
       for (String change : p.fit().changes()) {
         if (change.startsWith("state variable ") && change.contains(" column ")) {
-          throw Errors.upgradeRefused(checkpoint, p.old().op().uid() + ": " + change
-              + "; a transformWithState state variable can be added or dropped, not changed");
+          throw Errors.upgradeRefused(
+              checkpoint,
+              p.old().op().uid()
+                  + ": "
+                  + change
+                  + "; a transformWithState state variable can be added or dropped, not changed");
         }
       }
     }
@@ -109,36 +140,55 @@ public final class UpgradeApply {
     for (int i = 0; i < pair.neu().stores().size(); i++) {
       StoreSpec from = pair.old().stores().get(i);
       StoreSpec to = pair.neu().stores().get(i);
-      SchemaChange change = pair.fit().valueChanges().isEmpty() ? null
-          : pair.fit().valueChanges().get(i);
+      SchemaChange change =
+          pair.fit().valueChanges().isEmpty() ? null : pair.fit().valueChanges().get(i);
       if (from.families() != null) {
         copies.add(new StoreCopy(from, to)); // state variables: copied by name
         continue;
       }
       if (change == null || change.unchanged()) {
-        copies.add(new StoreCopy(from, new StoreSpec(to.operatorId(), to.storeName(),
-            to.numPartitions(), to.keySchema(), from.valueSchema(), to.storeIndex())));
+        copies.add(
+            new StoreCopy(
+                from,
+                new StoreSpec(
+                    to.operatorId(),
+                    to.storeName(),
+                    to.numPartitions(),
+                    to.keySchema(),
+                    from.valueSchema(),
+                    to.storeIndex())));
         continue;
       }
-      copies.add(new StoreCopy(from, to, new ValueTransform(from.valueSchema(),
-          to.valueSchema(), change.sources(), startValues(checkpoint, pair, change, node))));
+      copies.add(
+          new StoreCopy(
+              from,
+              to,
+              new ValueTransform(
+                  from.valueSchema(),
+                  to.valueSchema(),
+                  change.sources(),
+                  startValues(checkpoint, pair, change, node))));
     }
     return copies;
   }
 
   /** Per new value column: the start value of an added one (null for the others). */
-  private static Object[] startValues(String checkpoint, Pair pair, SchemaChange change,
-      SparkPlan node) {
+  private static Object[] startValues(
+      String checkpoint, Pair pair, SchemaChange change, SparkPlan node) {
     Object[] values = new Object[change.sources().length];
     List<Object> start = node == null ? null : AggregateBuffers.startValues(node);
     for (int i = 0; i < values.length; i++) {
       if (change.sources()[i] >= 0) continue;
-      Object value = start == null || i >= start.size() ? AggregateBuffers.NO_CONSTANT
-          : start.get(i);
+      Object value =
+          start == null || i >= start.size() ? AggregateBuffers.NO_CONSTANT : start.get(i);
       if (value == AggregateBuffers.NO_CONSTANT) {
-        throw Errors.upgradeRefused(checkpoint, pair.old().op().uid() + ": value column "
-            + i + " is new and has no constant start value (only an aggregation buffer of a"
-            + " declarative aggregate such as count, sum, min or max has one)");
+        throw Errors.upgradeRefused(
+            checkpoint,
+            pair.old().op().uid()
+                + ": value column "
+                + i
+                + " is new and has no constant start value (only an aggregation buffer of a"
+                + " declarative aggregate such as count, sum, min or max has one)");
       }
       values[i] = value;
     }
@@ -162,7 +212,13 @@ public final class UpgradeApply {
       else if (p.fit().level() == OperatorFit.Level.EXACT) kept++;
       else changed++;
     }
-    return kept + " operator(s) kept, " + changed + " changed, " + added + " new, " + dropped
+    return kept
+        + " operator(s) kept, "
+        + changed
+        + " changed, "
+        + added
+        + " new, "
+        + dropped
         + " dropped";
   }
 }

@@ -30,18 +30,21 @@ import org.apache.spark.sql.types.StructType;
 final class BatchesTable extends EditableLocalTable {
   static final String NAMESPACE = "query";
   static final String NAME = "batches";
-  static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
-      "batch_id BIGINT",
-      "committed BOOLEAN",
-      "planned_at TIMESTAMP",
-      "committed_at TIMESTAMP",
-      "batch_timestamp TIMESTAMP",
-      "watermark TIMESTAMP",
-      "watermark_ms BIGINT",
-      "next_watermark_ms BIGINT",
-      "shuffle_partitions INT",
-      "provider STRING",
-      "conf MAP<STRING, STRING>"));
+  static final StructType SCHEMA =
+      StructType.fromDDL(
+          String.join(
+              ", ",
+              "batch_id BIGINT",
+              "committed BOOLEAN",
+              "planned_at TIMESTAMP",
+              "committed_at TIMESTAMP",
+              "batch_timestamp TIMESTAMP",
+              "watermark TIMESTAMP",
+              "watermark_ms BIGINT",
+              "next_watermark_ms BIGINT",
+              "shuffle_partitions INT",
+              "provider STRING",
+              "conf MAP<STRING, STRING>"));
 
   private final Checkpoint checkpoint;
   private final Long upTo;
@@ -52,7 +55,10 @@ final class BatchesTable extends EditableLocalTable {
    * committed batch when the table was loaded.
    */
   BatchesTable(String catalog, Checkpoint checkpoint, Long upTo, long readBatch) {
-    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+    super(
+        catalog,
+        NAMESPACE + "." + NAME,
+        SCHEMA,
         "set the watermark with UPDATE or MERGE; rows can be neither added nor removed");
     this.checkpoint = checkpoint;
     this.upTo = upTo;
@@ -67,10 +73,10 @@ final class BatchesTable extends EditableLocalTable {
   /** The statement's rows: commits the watermark set on the last batch's row as a new batch. */
   @Override
   protected void apply(List<InternalRow> rows) {
-    InternalRow[] before = new BatchesTable(catalog, checkpoint.refreshed(), upTo, readBatch)
-        .rows();
-    WatermarkEdit.apply(SparkSession.active(), checkpoint.location(), readBatch, SCHEMA, before,
-        rows);
+    InternalRow[] before =
+        new BatchesTable(catalog, checkpoint.refreshed(), upTo, readBatch).rows();
+    WatermarkEdit.apply(
+        SparkSession.active(), checkpoint.location(), readBatch, SCHEMA, before, rows);
   }
 
   @Override
@@ -83,16 +89,23 @@ final class BatchesTable extends EditableLocalTable {
       Map<String, String> conf = new TreeMap<>(checkpoint.recordedConf(b));
       long watermark = metadata.path("batchWatermarkMs").asLong(0);
       String partitions = conf.get("spark.sql.shuffle.partitions");
-      rows.add(new GenericInternalRow(new Object[] {
-          b, committed, timestamp(checkpoint.planTimeMs(b)),
-          committed ? timestamp(checkpoint.commitTimeMs(b)) : null,
-          timestamp(metadata.path("batchTimestampMs").asLong(-1)),
-          watermark > 0 ? timestamp(watermark) : null, watermark,
-          committed ? nextWatermark(b) : null,
-          partitions == null ? null : Integer.valueOf(partitions),
-          str(MetadataTable.shortProvider(conf.getOrDefault(
-              StoreProviders.PROVIDER_CONF, ""))),
-          map(conf)}));
+      rows.add(
+          new GenericInternalRow(
+              new Object[] {
+                b,
+                committed,
+                timestamp(checkpoint.planTimeMs(b)),
+                committed ? timestamp(checkpoint.commitTimeMs(b)) : null,
+                timestamp(metadata.path("batchTimestampMs").asLong(-1)),
+                watermark > 0 ? timestamp(watermark) : null,
+                watermark,
+                committed ? nextWatermark(b) : null,
+                partitions == null ? null : Integer.valueOf(partitions),
+                str(
+                    MetadataTable.shortProvider(
+                        conf.getOrDefault(StoreProviders.PROVIDER_CONF, ""))),
+                map(conf)
+              }));
     }
     return rows.toArray(new InternalRow[0]);
   }
@@ -100,11 +113,16 @@ final class BatchesTable extends EditableLocalTable {
   private Long nextWatermark(long batchId) {
     try {
       JsonNode commit = checkpoint.commitLog().metadata(batchId);
-      return commit.has("nextBatchWatermarkMs") ? commit.get("nextBatchWatermarkMs").asLong()
+      return commit.has("nextBatchWatermarkMs")
+          ? commit.get("nextBatchWatermarkMs").asLong()
           : null;
     } catch (IOException e) {
-      throw Errors.corruptFile(checkpoint.location(), CheckpointLog.COMMITS + "/" + batchId,
-          "batch " + batchId, e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          checkpoint.location(),
+          CheckpointLog.COMMITS + "/" + batchId,
+          "batch " + batchId,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
   }
 

@@ -23,8 +23,8 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  */
 abstract class EditableLocalTable extends LocalTable implements SupportsRowLevelOperations {
 
-  protected EditableLocalTable(String catalog, String name, StructType schema,
-      String readOnlyBecause) {
+  protected EditableLocalTable(
+      String catalog, String name, StructType schema, String readOnlyBecause) {
     super(catalog, name, schema, readOnlyBecause);
   }
 
@@ -42,21 +42,22 @@ abstract class EditableLocalTable extends LocalTable implements SupportsRowLevel
 
   @Override
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    return () -> new RowLevelOperation() {
-      @Override
-      public Command command() {
-        return info.command();
-      }
+    return () ->
+        new RowLevelOperation() {
+          @Override
+          public Command command() {
+            return info.command();
+          }
 
-      @Override
-      public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-        return EditableLocalTable.this.newScanBuilder(options);
-      }
+          @Override
+          public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+            return EditableLocalTable.this.newScanBuilder(options);
+          }
 
-      @Override
-      public WriteBuilder newWriteBuilder(LogicalWriteInfo write) {
-        return new CollectedRowsWrite(editDescription(), EditableLocalTable.this::apply);
-      }
-    };
+          @Override
+          public WriteBuilder newWriteBuilder(LogicalWriteInfo write) {
+            return new CollectedRowsWrite(editDescription(), EditableLocalTable.this::apply);
+          }
+        };
   }
 }

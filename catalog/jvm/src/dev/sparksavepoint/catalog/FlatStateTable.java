@@ -45,14 +45,22 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * <p>{@code partition_id}, the state partition of a row, is a metadata column: selected by name,
  * left out of {@code SELECT *}, and so of {@code INSERT *} and {@code UPDATE SET *} in MERGE.
  */
-public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
-    SupportsRowLevelOperations, SupportsMetadataColumns {
-  private static final Set<TableCapability> CAPABILITIES = Set.of(
-      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE,
-      TableCapability.ACCEPT_ANY_SCHEMA);
+public final class FlatStateTable
+    implements Table,
+        SupportsRead,
+        SupportsWrite,
+        SupportsRowLevelOperations,
+        SupportsMetadataColumns {
+  private static final Set<TableCapability> CAPABILITIES =
+      Set.of(
+          TableCapability.BATCH_READ,
+          TableCapability.BATCH_WRITE,
+          TableCapability.TRUNCATE,
+          TableCapability.ACCEPT_ANY_SCHEMA);
+
   /** The row-level twin's: Spark resolves and aligns UPDATE and MERGE only for these. */
-  private static final Set<TableCapability> ROW_LEVEL_CAPABILITIES = Set.of(
-      TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
+  private static final Set<TableCapability> ROW_LEVEL_CAPABILITIES =
+      Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
 
   private final String name;
   private final Map<String, String> options;
@@ -61,8 +69,13 @@ public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
   private final TableOrigin origin;
   private final boolean rowLevelTwin;
 
-  private FlatStateTable(String name, Map<String, String> options, FlatSchema flat,
-      Map<String, String> properties, TableOrigin origin, boolean rowLevelTwin) {
+  private FlatStateTable(
+      String name,
+      Map<String, String> options,
+      FlatSchema flat,
+      Map<String, String> properties,
+      TableOrigin origin,
+      boolean rowLevelTwin) {
     this.name = name;
     this.options = options;
     this.flat = flat;
@@ -89,18 +102,27 @@ public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
    * The table of a state whose {@code statestore} reader schema is {@code source}, read with
    * {@code options}; writable from {@code origin} (null: read-only).
    */
-  public static FlatStateTable create(String name, StructType source,
-      Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
+  public static FlatStateTable create(
+      String name,
+      StructType source,
+      Map<String, String> options,
+      Map<String, String> properties,
+      TableOrigin origin) {
     return create(name, source, List.of(), options, properties, origin);
   }
 
   /** {@link #create}, the value columns named {@code valueNames} ({@link FlatSchema}). */
-  public static FlatStateTable create(String name, StructType source, List<String> valueNames,
-      Map<String, String> options, Map<String, String> properties, TableOrigin origin) {
+  public static FlatStateTable create(
+      String name,
+      StructType source,
+      List<String> valueNames,
+      Map<String, String> options,
+      Map<String, String> properties,
+      TableOrigin origin) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("statestore.options", options.toString());
-    return new FlatStateTable(name, options, new FlatSchema(source, valueNames), props, origin,
-        false);
+    return new FlatStateTable(
+        name, options, new FlatSchema(source, valueNames), props, origin, false);
   }
 
   @Override
@@ -117,13 +139,13 @@ public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
   public MetadataColumn[] metadataColumns() {
     StructField partition = flat.partitionColumn();
     if (partition == null) return new MetadataColumn[0];
-    return new MetadataColumn[] {new Column(partition.name(), partition.dataType(),
-        partition.getComment().get())};
+    return new MetadataColumn[] {
+      new Column(partition.name(), partition.dataType(), partition.getComment().get())
+    };
   }
 
   /** A metadata column of state tables (never null). */
-  private record Column(String name, DataType dataType, String comment)
-      implements MetadataColumn {
+  private record Column(String name, DataType dataType, String comment) implements MetadataColumn {
     @Override
     public boolean isNullable() {
       return false;
@@ -148,8 +170,8 @@ public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
 
   @Override
   public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
-    return () -> new StateRewrite(name, info.command(), this::fullScanBuilder,
-        this::newWriteBuilder);
+    return () ->
+        new StateRewrite(name, info.command(), this::fullScanBuilder, this::newWriteBuilder);
   }
 
   @Override
@@ -168,14 +190,20 @@ public final class FlatStateTable implements Table, SupportsRead, SupportsWrite,
   private ScanBuilder scanBuilder(CaseInsensitiveStringMap extra, TableOrigin lookups) {
     Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
     merged.putAll(options);
-    FlatScan.ReadFailure failure = new FlatScan.ReadFailure(properties.getOrDefault("checkpoint", "?"),
-        properties.getOrDefault("uid", "?"),
-        Long.parseLong(properties.getOrDefault("operator_id", "-1")),
-        name.substring(name.lastIndexOf('.') + 1),
-        Long.parseLong(properties.getOrDefault("batch_id", "-1")));
-    EditTransaction.checkReadable(org.apache.spark.sql.classic.SparkSession.active(),
-        failure.checkpoint(), failure.uid(), failure.operatorId(), failure.state());
-    return new StateScanBuilder(() -> StateSource.scanBuilder(flat.source(), merged), flat,
-        name, failure, lookups);
+    FlatScan.ReadFailure failure =
+        new FlatScan.ReadFailure(
+            properties.getOrDefault("checkpoint", "?"),
+            properties.getOrDefault("uid", "?"),
+            Long.parseLong(properties.getOrDefault("operator_id", "-1")),
+            name.substring(name.lastIndexOf('.') + 1),
+            Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+    EditTransaction.checkReadable(
+        org.apache.spark.sql.classic.SparkSession.active(),
+        failure.checkpoint(),
+        failure.uid(),
+        failure.operatorId(),
+        failure.state());
+    return new StateScanBuilder(
+        () -> StateSource.scanBuilder(flat.source(), merged), flat, name, failure, lookups);
   }
 }

@@ -23,6 +23,7 @@ import org.apache.spark.unsafe.types.UTF8String;
 abstract class LocalTable implements Table, SupportsRead, SupportsWrite {
   /** The catalog's name, for table names and messages. */
   protected final String catalog;
+
   private final String name;
   private final StructType schema;
   private final String readOnlyBecause;
@@ -53,8 +54,11 @@ abstract class LocalTable implements Table, SupportsRead, SupportsWrite {
 
   @Override
   public Set<TableCapability> capabilities() {
-    return Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE,
-        TableCapability.TRUNCATE, TableCapability.ACCEPT_ANY_SCHEMA);
+    return Set.of(
+        TableCapability.BATCH_READ,
+        TableCapability.BATCH_WRITE,
+        TableCapability.TRUNCATE,
+        TableCapability.ACCEPT_ANY_SCHEMA);
   }
 
   @Override
@@ -66,17 +70,18 @@ abstract class LocalTable implements Table, SupportsRead, SupportsWrite {
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     InternalRow[] rows = rows();
     StructType schema = schema();
-    return () -> new LocalScan() {
-      @Override
-      public InternalRow[] rows() {
-        return rows;
-      }
+    return () ->
+        new LocalScan() {
+          @Override
+          public InternalRow[] rows() {
+            return rows;
+          }
 
-      @Override
-      public StructType readSchema() {
-        return schema;
-      }
-    };
+          @Override
+          public StructType readSchema() {
+            return schema;
+          }
+        };
   }
 
   static UTF8String str(String s) {

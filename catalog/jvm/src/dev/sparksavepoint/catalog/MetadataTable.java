@@ -26,29 +26,33 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class MetadataTable extends LocalTable {
   public static final String NAME = "metadata";
+
   /** The state_kind of the query-log tables (sources, query, sink): Flink's operator state. */
   static final String OPERATOR_STATE = "operator state";
 
-  public static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
-      "uid STRING",
-      "user_uid STRING",
-      "operator_id BIGINT",
-      "operator_name STRING",
-      "state STRING",
-      "state_kind STRING",
-      "table_name STRING",
-      "key_schema STRING",
-      "value_schema STRING",
-      "num_partitions INT",
-      "provider STRING",
-      "batch_id BIGINT",
-      "min_batch_id BIGINT",
-      "max_batch_id BIGINT",
-      "state_bytes BIGINT",
-      "checkpoint STRING",
-      "spark_version STRING",
-      "inferred STRING",
-      "warnings ARRAY<STRING>"));
+  public static final StructType SCHEMA =
+      StructType.fromDDL(
+          String.join(
+              ", ",
+              "uid STRING",
+              "user_uid STRING",
+              "operator_id BIGINT",
+              "operator_name STRING",
+              "state STRING",
+              "state_kind STRING",
+              "table_name STRING",
+              "key_schema STRING",
+              "value_schema STRING",
+              "num_partitions INT",
+              "provider STRING",
+              "batch_id BIGINT",
+              "min_batch_id BIGINT",
+              "max_batch_id BIGINT",
+              "state_bytes BIGINT",
+              "checkpoint STRING",
+              "spark_version STRING",
+              "inferred STRING",
+              "warnings ARRAY<STRING>"));
 
   /**
    * The schema shown for state Spark's reader cannot read (no schema file before Spark 3.1, a
@@ -66,10 +70,13 @@ public final class MetadataTable extends LocalTable {
    * {@code valueNames}: the names an operator's {@code default} table gives the leaves of its
    * value (null or missing: Spark's), as the state tables show them.
    */
-  public MetadataTable(String catalog, Checkpoint checkpoint, long batchId, boolean sink,
+  public MetadataTable(
+      String catalog,
+      Checkpoint checkpoint,
+      long batchId,
+      boolean sink,
       BiFunction<Operator, StructType, List<String>> valueNames) {
-    super(catalog, NAME, SCHEMA,
-        "it describes the checkpoint's state tables and is read-only");
+    super(catalog, NAME, SCHEMA, "it describes the checkpoint's state tables and is read-only");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
     this.sink = sink;
@@ -79,8 +86,9 @@ public final class MetadataTable extends LocalTable {
   @Override
   protected InternalRow[] rows() {
     List<InternalRow> rows = new ArrayList<>();
-    String provider = shortProvider(checkpoint.recordedConf(batchId)
-        .getOrDefault(StoreProviders.PROVIDER_CONF, ""));
+    String provider =
+        shortProvider(
+            checkpoint.recordedConf(batchId).getOrDefault(StoreProviders.PROVIDER_CONF, ""));
     List<Long> committed = checkpoint.committedBatches();
     long min = committed.get(0);
     long max = committed.get(committed.size() - 1);
@@ -92,27 +100,66 @@ public final class MetadataTable extends LocalTable {
       long bytes = checkpoint.stateBytes(op.id());
       for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
         boolean readable = StateReadability.readable(checkpoint, op, batchId);
-        StructType source = readable ? StateSource.schema(checkpoint.location(), op,
-            table.getKey(), batchId, table.getValue().options(checkpoint.location(), batchId))
-            : NO_SCHEMA; // listed all the same; reading it says why not
-        List<String> names = table.getKey().equals("default") && readable
-            ? valueNames.apply(op, source) : List.of();
-        rows.add(new GenericInternalRow(new Object[] {
-            str(op.uid()), str(userUids.get(op.id())), op.id(), str(op.name()), str(table.getKey()),
-            str(op.stateKind(table.getKey(), table.getValue())),
-            str(catalog + "." + op.uid() + "." + table.getKey()),
-            str(fieldDdl(source, "key")), str(valueDdl(source, names)),
-            op.numPartitions(), str(provider), batchId, min, max, bytes,
-            str(checkpoint.location()), str(sparkVersion),
-            str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred())), warning}));
+        StructType source =
+            readable
+                ? StateSource.schema(
+                    checkpoint.location(),
+                    op,
+                    table.getKey(),
+                    batchId,
+                    table.getValue().options(checkpoint.location(), batchId))
+                : NO_SCHEMA; // listed all the same; reading it says why not
+        List<String> names =
+            table.getKey().equals("default") && readable ? valueNames.apply(op, source) : List.of();
+        rows.add(
+            new GenericInternalRow(
+                new Object[] {
+                  str(op.uid()),
+                  str(userUids.get(op.id())),
+                  op.id(),
+                  str(op.name()),
+                  str(table.getKey()),
+                  str(op.stateKind(table.getKey(), table.getValue())),
+                  str(catalog + "." + op.uid() + "." + table.getKey()),
+                  str(fieldDdl(source, "key")),
+                  str(valueDdl(source, names)),
+                  op.numPartitions(),
+                  str(provider),
+                  batchId,
+                  min,
+                  max,
+                  bytes,
+                  str(checkpoint.location()),
+                  str(sparkVersion),
+                  str(op.inferred().isEmpty() ? null : String.join("; ", op.inferred())),
+                  warning
+                }));
       }
     }
     for (QueryLogTables.Listed t : QueryLogTables.listed(sink)) {
-      rows.add(new GenericInternalRow(new Object[] {
-          str(t.namespace()), null, null, str(t.namespace()), str(t.table()),
-          str(OPERATOR_STATE), str(catalog + "." + t.namespace() + "." + t.table()),
-          str(t.keys().toDDL()), str(t.values().toDDL()), null, str(provider), batchId, min,
-          max, null, str(checkpoint.location()), str(sparkVersion), null, warning}));
+      rows.add(
+          new GenericInternalRow(
+              new Object[] {
+                str(t.namespace()),
+                null,
+                null,
+                str(t.namespace()),
+                str(t.table()),
+                str(OPERATOR_STATE),
+                str(catalog + "." + t.namespace() + "." + t.table()),
+                str(t.keys().toDDL()),
+                str(t.values().toDDL()),
+                null,
+                str(provider),
+                batchId,
+                min,
+                max,
+                null,
+                str(checkpoint.location()),
+                str(sparkVersion),
+                null,
+                warning
+              }));
     }
     return rows.toArray(new InternalRow[0]);
   }
@@ -134,8 +181,10 @@ public final class MetadataTable extends LocalTable {
     List<String> parts = new ArrayList<>();
     for (var f : source.fields()) {
       if (f.name().equals("key") || f.name().equals("partition_id")) continue;
-      parts.add(f.name().equals("value") && f.dataType() instanceof StructType s
-          ? named(s, names).toDDL() : f.toDDL());
+      parts.add(
+          f.name().equals("value") && f.dataType() instanceof StructType s
+              ? named(s, names).toDDL()
+              : f.toDDL());
     }
     return parts.isEmpty() ? null : String.join(", ", parts);
   }
@@ -146,8 +195,9 @@ public final class MetadataTable extends LocalTable {
     if (Arrays.stream(fields).anyMatch(f -> f.dataType() instanceof StructType)) return value;
     for (int i = 0; i < fields.length && i < names.size(); i++) {
       if (names.get(i) != null) {
-        fields[i] = new StructField(names.get(i), fields[i].dataType(), fields[i].nullable(),
-            fields[i].metadata());
+        fields[i] =
+            new StructField(
+                names.get(i), fields[i].dataType(), fields[i].nullable(), fields[i].metadata());
       }
     }
     return new StructType(fields);

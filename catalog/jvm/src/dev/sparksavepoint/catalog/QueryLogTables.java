@@ -27,8 +27,8 @@ final class QueryLogTables {
   private static final Map<String, List<String>> TABLES = new LinkedHashMap<>();
 
   static {
-    TABLES.put(SourceOffsetsTable.NAMESPACE, List.of(SourceOffsetsTable.NAME,
-        SourceFilesTable.NAME));
+    TABLES.put(
+        SourceOffsetsTable.NAMESPACE, List.of(SourceOffsetsTable.NAME, SourceFilesTable.NAME));
     TABLES.put(BatchesTable.NAMESPACE, List.of(BatchesTable.NAME));
     TABLES.put(SinkFilesTable.NAMESPACE, List.of(SinkFilesTable.NAME));
   }
@@ -59,15 +59,30 @@ final class QueryLogTables {
   /** Every table, as listed in the metadata table; {@code sink.files} only when {@code sink}. */
   static List<Listed> listed(boolean sink) {
     List<Listed> listed = new ArrayList<>();
-    listed.add(split(SourceOffsetsTable.NAMESPACE, SourceOffsetsTable.NAME,
-        SourceOffsetsTable.SCHEMA, "source_id", "topic", "partition"));
-    listed.add(split(SourceOffsetsTable.NAMESPACE, SourceFilesTable.NAME,
-        SourceFilesTable.SCHEMA, "source_id", "path"));
-    listed.add(split(BatchesTable.NAMESPACE, BatchesTable.NAME, BatchesTable.SCHEMA,
-        "batch_id"));
+    listed.add(
+        split(
+            SourceOffsetsTable.NAMESPACE,
+            SourceOffsetsTable.NAME,
+            SourceOffsetsTable.SCHEMA,
+            "source_id",
+            "topic",
+            "partition"));
+    listed.add(
+        split(
+            SourceOffsetsTable.NAMESPACE,
+            SourceFilesTable.NAME,
+            SourceFilesTable.SCHEMA,
+            "source_id",
+            "path"));
+    listed.add(split(BatchesTable.NAMESPACE, BatchesTable.NAME, BatchesTable.SCHEMA, "batch_id"));
     if (sink) {
-      listed.add(split(SinkFilesTable.NAMESPACE, SinkFilesTable.NAME, SinkFilesTable.SCHEMA,
-          "batch_id", "path"));
+      listed.add(
+          split(
+              SinkFilesTable.NAMESPACE,
+              SinkFilesTable.NAME,
+              SinkFilesTable.SCHEMA,
+              "batch_id",
+              "path"));
     }
     return listed;
   }
@@ -101,8 +116,14 @@ final class QueryLogTables {
    *     without a {@code sink} option (the namespace answers anyway, so that reading it says
    *     how to set one)
    */
-  static Table load(String catalog, Checkpoint ckpt, String ns, String table, long batchId,
-      Long requested, String sink) {
+  static Table load(
+      String catalog,
+      Checkpoint ckpt,
+      String ns,
+      String table,
+      long batchId,
+      Long requested,
+      String sink) {
     String name = null;
     for (String t : TABLES.get(ns)) {
       if (t.equalsIgnoreCase(table)) name = t;

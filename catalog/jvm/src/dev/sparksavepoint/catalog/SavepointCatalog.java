@@ -53,8 +53,10 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   private String initialLike;
   private boolean initialWritable;
   private String initialSink;
+
   /** The checkpoint of the last call (error messages). */
   private String path;
+
   /** The checkpoint opened last, reused while its logs are unchanged (see {@link #checkpoint}). */
   private volatile Checkpoint opened;
 
@@ -84,8 +86,10 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     String like = spark.conf().get("spark.sql.catalog." + name + ".like", initialLike);
     EmptySavepoint.createIfMissing(spark, path, like);
     Checkpoint last = opened;
-    Checkpoint current = last != null && last.location().equals(path)
-        ? last.refreshed() : Checkpoint.open(path, hadoopConf());
+    Checkpoint current =
+        last != null && last.location().equals(path)
+            ? last.refreshed()
+            : Checkpoint.open(path, hadoopConf());
     if (current != last) InterruptedEdit.noticeOnRead(current);
     opened = current;
     return current;
@@ -98,22 +102,24 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_PATH_NOT_SET
    */
   private String configuredPath() {
-    String configured = SparkSession.active().conf()
-        .get("spark.sql.catalog." + name + ".path", initialPath);
+    String configured =
+        SparkSession.active().conf().get("spark.sql.catalog." + name + ".path", initialPath);
     if (configured == null || configured.isBlank()) throw Errors.pathNotSet(name);
     return configured;
   }
 
   /** True when the catalog is opened for edits of a savepoint ({@code writable=true}). */
   private boolean openedWritable() {
-    return Boolean.parseBoolean(SparkSession.active().conf()
-        .get("spark.sql.catalog." + name + ".writable", String.valueOf(initialWritable)));
+    return Boolean.parseBoolean(
+        SparkSession.active()
+            .conf()
+            .get("spark.sql.catalog." + name + ".writable", String.valueOf(initialWritable)));
   }
 
   /** The output folder of the query's file sink (catalog option {@code sink}), or null. */
   private String sink() {
-    String sink = SparkSession.active().conf().get("spark.sql.catalog." + name + ".sink",
-        initialSink);
+    String sink =
+        SparkSession.active().conf().get("spark.sql.catalog." + name + ".sink", initialSink);
     return sink == null || sink.isBlank() ? null : sink;
   }
 
@@ -125,16 +131,24 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
 
   @Override
   public UnboundProcedure loadProcedure(Identifier ident) {
-    UnboundProcedure procedure = ident.namespace().length == 1
-        && ident.namespace()[0].equalsIgnoreCase(Procedures.NAMESPACE)
-        ? Procedures.load(ident.name().toLowerCase(java.util.Locale.ROOT),
-            this::configuredPath)
-        : null;
+    UnboundProcedure procedure =
+        ident.namespace().length == 1 && ident.namespace()[0].equalsIgnoreCase(Procedures.NAMESPACE)
+            ? Procedures.load(ident.name().toLowerCase(java.util.Locale.ROOT), this::configuredPath)
+            : null;
     if (procedure == null) {
-      throw Errors.analysis("SAVEPOINT_NO_SUCH_PROCEDURE", "No procedure " + name + "."
-          + String.join(".", ident.namespace()) + "." + ident.name() + "; the procedures are "
-          + name + ".system." + String.join(", " + name + ".system.",
-              Procedures.names()) + ".");
+      throw Errors.analysis(
+          "SAVEPOINT_NO_SUCH_PROCEDURE",
+          "No procedure "
+              + name
+              + "."
+              + String.join(".", ident.namespace())
+              + "."
+              + ident.name()
+              + "; the procedures are "
+              + name
+              + ".system."
+              + String.join(", " + name + ".system.", Procedures.names())
+              + ".");
     }
     return procedure;
   }
@@ -175,21 +189,27 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (namespace.length != 1) return false;
     Checkpoint ckpt = checkpoint();
     if (QueryLogTables.namespace(namespace[0]) != null) return ckpt.hasCommittedBatch();
-    return ckpt.hasCommittedBatch() && ckpt.operators(ckpt.lastCommitted()).stream()
-        .anyMatch(op -> ckpt.answersTo(op, namespace[0]));
+    return ckpt.hasCommittedBatch()
+        && ckpt.operators(ckpt.lastCommitted()).stream()
+            .anyMatch(op -> ckpt.answersTo(op, namespace[0]));
   }
 
   @Override
   public Map<String, String> loadNamespaceMetadata(String[] namespace) {
     Checkpoint ckpt = checkpoint();
     if (namespace.length != 1) {
-      throw Errors.noSuchOperator(path, String.join(".", namespace),
-          String.join(", ", ckpt.operatorNames()));
+      throw Errors.noSuchOperator(
+          path, String.join(".", namespace), String.join(", ", ckpt.operatorNames()));
     }
     String logs = QueryLogTables.namespace(namespace[0]);
     if (logs != null) {
-      return Map.of("comment", QueryLogTables.comment(logs), "location", ckpt.location(),
-          "tables", String.join(",", QueryLogTables.tables(logs)));
+      return Map.of(
+          "comment",
+          QueryLogTables.comment(logs),
+          "location",
+          ckpt.location(),
+          "tables",
+          String.join(",", QueryLogTables.tables(logs)));
     }
     Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted());
     Map<String, String> meta = new HashMap<>();
@@ -236,10 +256,12 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (namespace.length != 1) throw new NoSuchNamespaceException(namespace);
     String logs = QueryLogTables.namespace(namespace[0]);
     if (logs != null) {
-      return QueryLogTables.tables(logs).stream().map(t -> Identifier.of(namespace, t))
+      return QueryLogTables.tables(logs).stream()
+          .map(t -> Identifier.of(namespace, t))
           .toArray(Identifier[]::new);
     }
-    Operator op = ckpt.operator(namespace[0], ckpt.lastCommitted()); // or SAVEPOINT_NO_SUCH_OPERATOR
+    Operator op =
+        ckpt.operator(namespace[0], ckpt.lastCommitted()); // or SAVEPOINT_NO_SUCH_OPERATOR
     List<Identifier> ids = new ArrayList<>();
     for (String table : op.tableNames()) ids.add(Identifier.of(namespace, table));
     return ids.toArray(new Identifier[0]);
@@ -253,12 +275,11 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
       if (ident.namespace().length != 1 || !ckpt.hasCommittedBatch()) return false;
       String logs = QueryLogTables.namespace(ident.namespace()[0]);
       if (logs != null) {
-        return QueryLogTables.tables(logs).stream().anyMatch(t -> t.equalsIgnoreCase(
-            ident.name()));
+        return QueryLogTables.tables(logs).stream().anyMatch(t -> t.equalsIgnoreCase(ident.name()));
       }
       return ckpt.operators(ckpt.lastCommitted()).stream()
-          .anyMatch(op -> op.answersTo(ident.namespace()[0])
-              && findTable(op, ident.name()) != null);
+          .anyMatch(
+              op -> op.answersTo(ident.namespace()[0]) && findTable(op, ident.name()) != null);
     } catch (RuntimeException e) {
       return false;
     }
@@ -290,17 +311,21 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     long batchId = requestedBatch == null ? ckpt.lastCommitted() : ckpt.checkBatch(requestedBatch);
     ckpt.checkLogs(batchId);
     if (isMetadata(ident)) {
-      return new MetadataTable(name, ckpt, batchId, sink() != null,
+      return new MetadataTable(
+          name,
+          ckpt,
+          batchId,
+          sink() != null,
           (op, schema) -> valueNames(ckpt, batchId, op, schema));
     }
     if (ident.namespace().length != 1) throw new NoSuchTableException(ident);
     String logs = QueryLogTables.namespace(ident.namespace()[0]);
     if (logs != null) {
-      Table table = QueryLogTables.load(name, ckpt, logs, ident.name(), batchId, requestedBatch,
-          sink());
+      Table table =
+          QueryLogTables.load(name, ckpt, logs, ident.name(), batchId, requestedBatch, sink());
       if (table == null) {
-        throw Errors.noSuchState(path, logs, ident.name(),
-            String.join(", ", QueryLogTables.tables(logs)));
+        throw Errors.noSuchState(
+            path, logs, ident.name(), String.join(", ", QueryLogTables.tables(logs)));
       }
       return table;
     }
@@ -320,11 +345,14 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("checkpoint", ckpt.location());
     StateReadability.check(ckpt, op, table, batchId);
     StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
-    return FlatStateTable.create(name + "." + op.uid() + "." + table, schema,
+    return FlatStateTable.create(
+        name + "." + op.uid() + "." + table,
+        schema,
         table.equals("default") ? valueNames(ckpt, batchId, op, schema) : List.of(),
-        options, props,
-        new TableOrigin(ckpt.location(), op, table, ref, batchId, openedWritable(),
-            queryPartitioning(op)));
+        options,
+        props,
+        new TableOrigin(
+            ckpt.location(), op, table, ref, batchId, openedWritable(), queryPartitioning(op)));
   }
 
   /**
@@ -360,7 +388,8 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     if (json.isBlank()) return null;
     try {
       com.fasterxml.jackson.databind.JsonNode names =
-          new com.fasterxml.jackson.databind.ObjectMapper().readTree(json)
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(json)
               .path(Long.toString(op.id()));
       List<String> result = new java.util.ArrayList<>();
       for (com.fasterxml.jackson.databind.JsonNode n : names) {
@@ -376,7 +405,8 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   private List<String> logNamespaces() {
     boolean sink = sink() != null;
     return QueryLogTables.namespaces().stream()
-        .filter(ns -> sink || !ns.equals(SinkFilesTable.NAMESPACE)).toList();
+        .filter(ns -> sink || !ns.equals(SinkFilesTable.NAMESPACE))
+        .toList();
   }
 
   private static boolean isMetadata(Identifier ident) {
@@ -391,15 +421,15 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
   }
 
   @Override
-  public Table createTable(Identifier ident, Column[] columns, Transform[] partitions,
-      Map<String, String> properties) {
+  public Table createTable(
+      Identifier ident, Column[] columns, Transform[] partitions, Map<String, String> properties) {
     throw Errors.unsupported("CREATE TABLE " + qualified(ident), name);
   }
 
   @Override
   @SuppressWarnings("deprecation")
-  public Table createTable(Identifier ident, StructType schema, Transform[] partitions,
-      Map<String, String> properties) {
+  public Table createTable(
+      Identifier ident, StructType schema, Transform[] partitions, Map<String, String> properties) {
     throw Errors.unsupported("CREATE TABLE " + qualified(ident), name);
   }
 

@@ -1,7 +1,7 @@
 package dev.sparksavepoint.catalog;
 
-import dev.sparksavepoint.checkpoint.FileLogs.SinkFile;
 import dev.sparksavepoint.checkpoint.FileLogs;
+import dev.sparksavepoint.checkpoint.FileLogs.SinkFile;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -20,12 +20,15 @@ import org.apache.spark.sql.types.StructType;
 final class SinkFilesTable extends LocalTable {
   static final String NAMESPACE = "sink";
   static final String NAME = "files";
-  static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
-      "batch_id BIGINT",
-      "path STRING",
-      "size BIGINT",
-      "modification_time TIMESTAMP",
-      "action STRING"));
+  static final StructType SCHEMA =
+      StructType.fromDDL(
+          String.join(
+              ", ",
+              "batch_id BIGINT",
+              "path STRING",
+              "size BIGINT",
+              "modification_time TIMESTAMP",
+              "action STRING"));
 
   private final String checkpoint;
   private final String output;
@@ -33,7 +36,10 @@ final class SinkFilesTable extends LocalTable {
 
   /** {@code upTo}: the last batch to list, or null for every batch. */
   SinkFilesTable(String catalog, String checkpoint, String output, Long upTo) {
-    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+    super(
+        catalog,
+        NAMESPACE + "." + NAME,
+        SCHEMA,
         "it lists what the file sink wrote and is read-only");
     this.checkpoint = checkpoint;
     this.output = output;
@@ -44,19 +50,29 @@ final class SinkFilesTable extends LocalTable {
   protected InternalRow[] rows() {
     List<SinkFile> files;
     try {
-      files = FileLogs.sinkFiles(SparkSession.active(), output,
-          upTo == null ? Long.MAX_VALUE : upTo);
+      files =
+          FileLogs.sinkFiles(SparkSession.active(), output, upTo == null ? Long.MAX_VALUE : upTo);
     } catch (java.io.FileNotFoundException e) {
       throw Errors.noSinkLog(checkpoint, output, catalog);
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(checkpoint, FileLogs.sinkLog(output).toString(),
-          "the file sink's log", e, "Restore the folder from a copy of the output.");
+      throw Errors.corruptFile(
+          checkpoint,
+          FileLogs.sinkLog(output).toString(),
+          "the file sink's log",
+          e,
+          "Restore the folder from a copy of the output.");
     }
     List<InternalRow> rows = new ArrayList<>();
     for (SinkFile f : files) {
-      rows.add(new GenericInternalRow(new Object[] {
-          f.batchId(), str(f.path()), f.size(), timestamp(f.modificationTimeMs()),
-          str(f.action())}));
+      rows.add(
+          new GenericInternalRow(
+              new Object[] {
+                f.batchId(),
+                str(f.path()),
+                f.size(),
+                timestamp(f.modificationTimeMs()),
+                str(f.action())
+              }));
     }
     return rows.toArray(new InternalRow[0]);
   }

@@ -1,10 +1,10 @@
 package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
-import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
 import dev.sparksavepoint.checkpoint.FileLogs;
-import dev.sparksavepoint.checkpoint.SourcePositions.Position;
+import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
 import dev.sparksavepoint.checkpoint.SourcePositions;
+import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.logedit.SeenFilesEdit;
 import java.io.IOException;
@@ -23,17 +23,23 @@ import org.apache.spark.sql.types.StructType;
  */
 final class SourceFilesTable extends EditableLocalTable {
   static final String NAME = "files";
-  static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
-      "source_id INT",
-      "log_offset BIGINT",
-      "path STRING",
-      "modification_time TIMESTAMP"));
+  static final StructType SCHEMA =
+      StructType.fromDDL(
+          String.join(
+              ", ",
+              "source_id INT",
+              "log_offset BIGINT",
+              "path STRING",
+              "modification_time TIMESTAMP"));
 
   private final Checkpoint checkpoint;
   private final long batchId;
 
   SourceFilesTable(String catalog, Checkpoint checkpoint, long batchId) {
-    super(catalog, SourceOffsetsTable.NAMESPACE + "." + NAME, SCHEMA,
+    super(
+        catalog,
+        SourceOffsetsTable.NAMESPACE + "." + NAME,
+        SCHEMA,
         "DELETE rows to read those files again; rows cannot be added or changed");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
@@ -61,13 +67,19 @@ final class SourceFilesTable extends EditableLocalTable {
       try {
         files = FileLogs.sourceFiles(spark, checkpoint, p.sourceId(), p.offset());
       } catch (IOException | RuntimeException e) {
-        throw Errors.corruptFile(checkpoint.location(), "sources/" + p.sourceId(),
-            "the seen files of source " + p.sourceId(), e,
+        throw Errors.corruptFile(
+            checkpoint.location(),
+            "sources/" + p.sourceId(),
+            "the seen files of source " + p.sourceId(),
+            e,
             "Restore the folder from a copy of the checkpoint.");
       }
       for (SourceFile f : files) {
-        rows.add(new GenericInternalRow(new Object[] {
-            p.sourceId(), f.logOffset(), str(f.path()), timestamp(f.modificationTimeMs())}));
+        rows.add(
+            new GenericInternalRow(
+                new Object[] {
+                  p.sourceId(), f.logOffset(), str(f.path()), timestamp(f.modificationTimeMs())
+                }));
       }
     }
     return rows.toArray(new InternalRow[0]);

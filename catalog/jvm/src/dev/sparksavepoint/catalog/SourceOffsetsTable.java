@@ -2,8 +2,8 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileLogs;
-import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.checkpoint.SourcePositions;
+import dev.sparksavepoint.checkpoint.SourcePositions.Position;
 import dev.sparksavepoint.logedit.PositionsEdit;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,21 +23,27 @@ import org.apache.spark.sql.types.StructType;
 final class SourceOffsetsTable extends EditableLocalTable {
   static final String NAMESPACE = "sources";
   static final String NAME = "offsets";
-  static final StructType SCHEMA = StructType.fromDDL(String.join(", ",
-      "batch_id BIGINT",
-      "source_id INT",
-      "source STRING",
-      "description STRING",
-      "topic STRING",
-      "`partition` INT",
-      "`offset` BIGINT",
-      "offset_json STRING"));
+  static final StructType SCHEMA =
+      StructType.fromDDL(
+          String.join(
+              ", ",
+              "batch_id BIGINT",
+              "source_id INT",
+              "source STRING",
+              "description STRING",
+              "topic STRING",
+              "`partition` INT",
+              "`offset` BIGINT",
+              "offset_json STRING"));
 
   private final Checkpoint checkpoint;
   private final long batchId;
 
   SourceOffsetsTable(String catalog, Checkpoint checkpoint, long batchId) {
-    super(catalog, NAMESPACE + "." + NAME, SCHEMA,
+    super(
+        catalog,
+        NAMESPACE + "." + NAME,
+        SCHEMA,
         "set positions with UPDATE or MERGE; rows can be neither added nor removed");
     this.checkpoint = checkpoint;
     this.batchId = batchId;
@@ -51,8 +57,8 @@ final class SourceOffsetsTable extends EditableLocalTable {
   /** The statement's rows: commits the changed positions as a new batch. */
   @Override
   protected void apply(List<InternalRow> rows) {
-    PositionsEdit.apply(SparkSession.active(), checkpoint.location(), batchId,
-        PositionsEdit.rowsOf(rows));
+    PositionsEdit.apply(
+        SparkSession.active(), checkpoint.location(), batchId, PositionsEdit.rowsOf(rows));
   }
 
   @Override
@@ -60,9 +66,18 @@ final class SourceOffsetsTable extends EditableLocalTable {
     List<InternalRow> rows = new ArrayList<>();
     for (Position p : checkpoint.sourcePositions(batchId)) {
       String kind = kind(p);
-      rows.add(new GenericInternalRow(new Object[] {
-          batchId, p.sourceId(), str(kind), str(describe(p, kind)), str(p.topic()),
-          p.partition(), p.offset(), str(p.json())}));
+      rows.add(
+          new GenericInternalRow(
+              new Object[] {
+                batchId,
+                p.sourceId(),
+                str(kind),
+                str(describe(p, kind)),
+                str(p.topic()),
+                p.partition(),
+                p.offset(),
+                str(p.json())
+              }));
     }
     return rows.toArray(new InternalRow[0]);
   }
@@ -76,20 +91,27 @@ final class SourceOffsetsTable extends EditableLocalTable {
     return FileLogs.rateStartMs(checkpoint, p.sourceId()) >= 0 ? "rate" : SourcePositions.LONG;
   }
 
-
   private String describe(Position p, String kind) {
     String log = "sources/" + p.sourceId() + "/";
     return switch (kind) {
-      case SourcePositions.KAFKA -> "Kafka topic " + p.topic() + ", partition " + p.partition()
-          + ": the next offset to read";
-      case SourcePositions.FILE -> "file source: the files of log entries " + log + "0.."
-          + p.offset() + " are read (see " + catalog + ".sources.files)";
-      case "rate" -> "rate source started at " + Instant.ofEpochMilli(FileLogs.rateStartMs(checkpoint, p.sourceId()))
-          + ": seconds since its start";
+      case SourcePositions.KAFKA ->
+          "Kafka topic " + p.topic() + ", partition " + p.partition() + ": the next offset to read";
+      case SourcePositions.FILE ->
+          "file source: the files of log entries "
+              + log
+              + "0.."
+              + p.offset()
+              + " are read (see "
+              + catalog
+              + ".sources.files)";
+      case "rate" ->
+          "rate source started at "
+              + Instant.ofEpochMilli(FileLogs.rateStartMs(checkpoint, p.sourceId()))
+              + ": seconds since its start";
       case SourcePositions.RATE_MICRO_BATCH -> "rate-micro-batch source: rows generated so far";
       case SourcePositions.LONG -> "a source counting in one number (socket, memory)";
-      case SourcePositions.NONE -> "no position yet: the source had no data when the batch"
-          + " was planned";
+      case SourcePositions.NONE ->
+          "no position yet: the source had no data when the batch" + " was planned";
       default -> "a source whose offset format is not known here: see offset_json";
     };
   }

@@ -41,11 +41,14 @@ public final class Checkpoint {
   private final Configuration hadoopConf;
   private final CheckpointLog commitLog;
   private final CheckpointLog offsetLog;
+
   /** commits/ entries: batch id -> commit time (ms). */
   private final TreeMap<Long, Long> commits;
+
   private final TreeMap<Long, Long> offsets;
   private final Map<Long, List<Operator>> operatorsByBatch = new ConcurrentHashMap<>();
   private volatile Map<Long, String> userUids;
+
   /** The metadata file read although its Hadoop checksum file does not match it. */
   private volatile boolean staleMetadataChecksum;
 
@@ -76,6 +79,7 @@ public final class Checkpoint {
    * folder ({@code commit.FolderClaim}): no checkpoint yet.
    */
   public static final String CLAIM_FIELD = "savepointClaim";
+
   /**
    * A copy of that claim, which stays when the action replaces the metadata file just before
    * its commit (and after it, as the record of who wrote the folder).
@@ -92,9 +96,12 @@ public final class Checkpoint {
       if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
         refuseUnfinished(location, fs, root);
         if (offsets) refuseWithoutCommitLog(location, fs, root);
-        String found = Arrays.stream(fs.listStatus(root))
-            .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
-            .sorted().limit(10).collect(Collectors.joining(", "));
+        String found =
+            Arrays.stream(fs.listStatus(root))
+                .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
+                .sorted()
+                .limit(10)
+                .collect(Collectors.joining(", "));
         throw Errors.notACheckpoint(location, found.isEmpty() ? "nothing" : found);
       }
       Checkpoint ckpt = new Checkpoint(location, root, fs, hadoopConf);
@@ -116,8 +123,8 @@ public final class Checkpoint {
     if (planned.isEmpty()) return;
     long first = planned.firstKey();
     long last = planned.lastKey();
-    throw Errors.noCommitLog(location, first == last ? Long.toString(last) : first + ".." + last,
-        last);
+    throw Errors.noCommitLog(
+        location, first == last ? Long.toString(last) : first + ".." + last, last);
   }
 
   /**
@@ -127,7 +134,9 @@ public final class Checkpoint {
   private static void refuseUnfinished(String location, FileSystem fs, Path root) {
     Map<String, com.fasterxml.jackson.databind.JsonNode> claim = unfinishedClaim(fs, root);
     if (claim != null) {
-      throw Errors.unfinishedCheckpoint(location, claim.get(CLAIM_FIELD).asText(),
+      throw Errors.unfinishedCheckpoint(
+          location,
+          claim.get(CLAIM_FIELD).asText(),
           claim.getOrDefault("writer", JSON.missingNode()).asText("an unknown process"));
     }
   }
@@ -141,8 +150,8 @@ public final class Checkpoint {
       FileSystem fs, Path root) {
     try {
       Path commits = new Path(root, CheckpointLog.COMMITS);
-      if (fs.exists(commits) && !new CheckpointLog(fs, root, CheckpointLog.COMMITS).entries()
-          .isEmpty()) {
+      if (fs.exists(commits)
+          && !new CheckpointLog(fs, root, CheckpointLog.COMMITS).entries().isEmpty()) {
         return null;
       }
       for (String file : List.of("metadata", CLAIM_FILE)) {
@@ -260,9 +269,10 @@ public final class Checkpoint {
       if (commit.getValue() <= epochMillis) found = commit.getKey();
     }
     if (found < 0) {
-      String first = commits.isEmpty()
-          ? "never"
-          : java.time.Instant.ofEpochMilli(Collections.min(commits.values())).toString();
+      String first =
+          commits.isEmpty()
+              ? "never"
+              : java.time.Instant.ofEpochMilli(Collections.min(commits.values())).toString();
       throw Errors.noBatchAtTime(location, epochMillis, first);
     }
     return found;
@@ -273,7 +283,10 @@ public final class Checkpoint {
     Map<String, String> conf = new HashMap<>();
     JsonNode metadata = offsetMetadata(batchId);
     if (metadata.has("conf")) {
-      metadata.get("conf").fields().forEachRemaining(e -> conf.put(e.getKey(), e.getValue().asText()));
+      metadata
+          .get("conf")
+          .fields()
+          .forEachRemaining(e -> conf.put(e.getKey(), e.getValue().asText()));
     }
     return conf;
   }
@@ -314,8 +327,8 @@ public final class Checkpoint {
   public java.util.UUID queryId() {
     try {
       String text = new String(metadataFile(), StandardCharsets.UTF_8);
-      return java.util.UUID.fromString(JSON.readTree(text.lines().findFirst().orElse(""))
-          .path("id").asText());
+      return java.util.UUID.fromString(
+          JSON.readTree(text.lines().findFirst().orElse("")).path("id").asText());
     } catch (IOException | RuntimeException e) {
       return null;
     }
@@ -374,7 +387,11 @@ public final class Checkpoint {
     try {
       known = Map.copyOf(OperatorUids.read(fs, root));
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(location, OperatorUids.FILE, "the checkpoint", e,
+      throw Errors.corruptFile(
+          location,
+          OperatorUids.FILE,
+          "the checkpoint",
+          e,
           "Remove the file (operators keep their generated uids) or restore it from a copy.");
     }
     userUids = known;
@@ -390,7 +407,8 @@ public final class Checkpoint {
   private static String describe(List<Operator> operators) {
     return operators.isEmpty()
         ? "none (the query has no stateful operator)"
-        : operators.stream().map(o -> o.uid() + " (" + o.name() + ")")
+        : operators.stream()
+            .map(o -> o.uid() + " (" + o.name() + ")")
             .collect(Collectors.joining(", "));
   }
 
@@ -412,15 +430,20 @@ public final class Checkpoint {
         JSON.readTree(text.lines().findFirst().orElse(""));
       }
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(location, "metadata", "the checkpoint", e, "Restore it from a copy"
-          + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
+      throw Errors.corruptFile(
+          location,
+          "metadata",
+          "the checkpoint",
+          e,
+          "Restore it from a copy"
+              + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
     }
   }
 
   /** The {@code metadata} file, read as Spark reads it ({@link CheckpointFiles#readAsSpark}). */
   private byte[] metadataFile() throws IOException {
-    return CheckpointFiles.readAsSpark(fs, new Path(root, "metadata"),
-        () -> staleMetadataChecksum = true);
+    return CheckpointFiles.readAsSpark(
+        fs, new Path(root, "metadata"), () -> staleMetadataChecksum = true);
   }
 
   /**
@@ -460,9 +483,13 @@ public final class Checkpoint {
 
   private RuntimeException damagedLogEntry(String log, long batchId, Exception cause) {
     String restore = "the file from a copy of the checkpoint.";
-    String remedy = commits.headMap(batchId).isEmpty() ? "Restore " + restore
-        : "Read an older batch with VERSION AS OF " + commits.headMap(batchId).lastKey()
-            + ", or restore " + restore;
+    String remedy =
+        commits.headMap(batchId).isEmpty()
+            ? "Restore " + restore
+            : "Read an older batch with VERSION AS OF "
+                + commits.headMap(batchId).lastKey()
+                + ", or restore "
+                + restore;
     return Errors.corruptFile(location, log + "/" + batchId, "batch " + batchId, cause, remedy);
   }
 
@@ -472,18 +499,22 @@ public final class Checkpoint {
     if (!v2 && !fs.exists(new Path(new Path(opDir, "_metadata"), "metadata"))) {
       return OperatorInference.infer(fs, opDir, id, recordedConf(batchId));
     }
-    String file = "state/" + id + "/_metadata/" + (v2 ? "v2/ (entry for batch " + batchId
-        + " or the latest before it)" : "metadata");
+    String file =
+        "state/"
+            + id
+            + "/_metadata/"
+            + (v2 ? "v2/ (entry for batch " + batchId + " or the latest before it)" : "metadata");
     Option<OperatorStateMetadata> read;
     try {
-      read = OperatorStateMetadataReader
-          .createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false).read();
+      read =
+          OperatorStateMetadataReader.createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false)
+              .read();
     } catch (RuntimeException e) {
       throw damagedOperatorFile(file, id, e);
     }
     if (read.isEmpty()) {
-      return new Operator(id, "unknown", 0, countPartitions(opDir), List.of("default"),
-          OperatorProperties.NONE);
+      return new Operator(
+          id, "unknown", 0, countPartitions(opDir), List.of("default"), OperatorProperties.NONE);
     }
     OperatorStateMetadata metadata = read.get();
     List<String> stores = new ArrayList<>();
@@ -502,13 +533,22 @@ public final class Checkpoint {
         throw damagedOperatorFile(file + ", its operatorPropertiesJson", id, e);
       }
     }
-    return new Operator(id, metadata.operatorInfo().operatorName(), metadata.version(), partitions,
-        stores, properties);
+    return new Operator(
+        id,
+        metadata.operatorInfo().operatorName(),
+        metadata.version(),
+        partitions,
+        stores,
+        properties);
   }
 
   private RuntimeException damagedOperatorFile(String file, long id, Exception cause) {
-    return Errors.corruptFile(location, file, "operator " + id, cause, "Restore the file from a"
-        + " copy of the checkpoint.");
+    return Errors.corruptFile(
+        location,
+        file,
+        "operator " + id,
+        cause,
+        "Restore the file from a" + " copy of the checkpoint.");
   }
 
   private int countPartitions(Path opDir) throws IOException {
@@ -532,7 +572,10 @@ public final class Checkpoint {
     } catch (IOException e) {
       throw damagedLogEntry(CheckpointLog.COMMITS, batchId, e);
     }
-    return WriterVersion.of(recordedConf(batchId), commitWatermark, metadata,
+    return WriterVersion.of(
+        recordedConf(batchId),
+        commitWatermark,
+        metadata,
         !operators.isEmpty() && hasStateChecksums(operators.get(0)));
   }
 
@@ -544,7 +587,8 @@ public final class Checkpoint {
     try {
       for (FileStatus status : fs.listStatus(dir)) {
         String name = status.getPath().getName();
-        if (!name.startsWith(".") && name.endsWith(".crc")
+        if (!name.startsWith(".")
+            && name.endsWith(".crc")
             && StoreFiles.isData(name.substring(0, name.length() - 4))) {
           return true;
         }

@@ -76,7 +76,8 @@ public final class CheckpointFiles {
   public static Map<String, JsonNode> jsonFields(FileSystem fs, Path file) throws IOException {
     Map<String, JsonNode> fields = new LinkedHashMap<>();
     try {
-      JSON.readTree(readAll(fs, file)).fields()
+      JSON.readTree(readAll(fs, file))
+          .fields()
           .forEachRemaining(field -> fields.put(field.getKey(), field.getValue()));
     } catch (FileNotFoundException e) {
       // no file: no fields
@@ -112,8 +113,8 @@ public final class CheckpointFiles {
    * before it is renamed (before the one request of a conditional create): the moment a kill
    * leaves a temporary file behind (crash tests).
    */
-  public static void writeNew(Path file, byte[] bytes, Configuration conf,
-      Runnable beforePublish) throws IOException {
+  public static void writeNew(Path file, byte[] bytes, Configuration conf, Runnable beforePublish)
+      throws IOException {
     FileSystem fs = file.getFileSystem(conf);
     if (fs.hasPathCapability(file, CONDITIONAL_CREATE)) {
       beforePublish.run();
@@ -167,8 +168,14 @@ public final class CheckpointFiles {
    * FileContext, or FileSystem where Hadoop has no FileContext binding for the scheme;
    * {@code beforePublish} runs between the two. The temporary file is removed whatever happens.
    */
-  private static void renamedFromTemporary(FileSystem fs, Path file, byte[] bytes,
-      Configuration conf, Options.Rename mode, Runnable beforePublish) throws IOException {
+  private static void renamedFromTemporary(
+      FileSystem fs,
+      Path file,
+      byte[] bytes,
+      Configuration conf,
+      Options.Rename mode,
+      Runnable beforePublish)
+      throws IOException {
     Path temp = temporary(file);
     boolean replace = mode == Options.Rename.OVERWRITE;
     FileContext fc;
@@ -193,8 +200,9 @@ public final class CheckpointFiles {
   }
 
   /** {@link #renamedFromTemporary} where Hadoop has no FileContext binding for the scheme. */
-  private static void renamedWithFileSystem(FileSystem fs, Path temp, Path file, byte[] bytes,
-      boolean replace, Runnable beforePublish) throws IOException {
+  private static void renamedWithFileSystem(
+      FileSystem fs, Path temp, Path file, byte[] bytes, boolean replace, Runnable beforePublish)
+      throws IOException {
     if (!replace && fs.exists(file)) throw new FileAlreadyExistsException(file.toString());
     try {
       try (FSDataOutputStream out = fs.create(temp, false)) {

@@ -28,20 +28,24 @@ import org.slf4j.LoggerFactory;
 public final class CheckpointLog {
   public static final String OFFSETS = "offsets";
   public static final String COMMITS = "commits";
+
   /**
    * The SQL conf of the checkpoint format: 2 records state checkpoint ids in {@code commits/N}.
    * The offset log does not record it; Spark's state stores and reader take it from the conf.
    */
   public static final String FORMAT_VERSION_CONF =
       "spark.sql.streaming.stateStore.checkpointFormatVersion";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.checkpoint");
+
   /** Files whose stale checksum was logged: once per file and JVM. */
   private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
   private final FileSystem fs;
   private final Path dir;
+
   /** Entries read although their Hadoop checksum file does not match them. */
   private final Set<Long> staleChecksums = ConcurrentHashMap.newKeySet();
 
@@ -107,8 +111,7 @@ public final class CheckpointLog {
   private void staleChecksum(long batchId) {
     staleChecksums.add(batchId);
     if (WARNED.add(file(batchId).toString())) {
-      LOG.warn("savepoint: " + staleChecksumLine(entryName(batchId)) + " (" + file(batchId)
-          + ")");
+      LOG.warn("savepoint: " + staleChecksumLine(entryName(batchId)) + " (" + file(batchId) + ")");
     }
   }
 
@@ -116,7 +119,10 @@ public final class CheckpointLog {
   public static String staleChecksumLine(String entry) {
     int slash = entry.lastIndexOf('/');
     String crc = entry.substring(0, slash + 1) + "." + entry.substring(slash + 1) + ".crc";
-    return entry + " does not match its Hadoop checksum file " + crc + ": it was changed after"
+    return entry
+        + " does not match its Hadoop checksum file "
+        + crc
+        + ": it was changed after"
         + " Spark wrote it. Spark's checkpoint file manager reads it without checking, and so"
         + " does this tool; an edit writes its new entries with checksums of their own.";
   }

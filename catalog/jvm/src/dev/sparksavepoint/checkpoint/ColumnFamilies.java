@@ -18,8 +18,8 @@ import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpe
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
-import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker;
+import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaMetadata$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
@@ -44,7 +44,9 @@ public final class ColumnFamilies implements Serializable {
   private final Set<String> multiValued;
   private final List<String> schemaFiles;
 
-  private ColumnFamilies(Map<String, StateStoreColFamilySchema> schemas, Set<String> multiValued,
+  private ColumnFamilies(
+      Map<String, StateStoreColFamilySchema> schemas,
+      Set<String> multiValued,
       List<String> schemaFiles) {
     this.schemas = schemas;
     this.multiValued = multiValued;
@@ -58,46 +60,61 @@ public final class ColumnFamilies implements Serializable {
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when the metadata or
    *     a schema file is missing or cannot be parsed
    */
-  public static ColumnFamilies read(String checkpoint, Operator op, String storeName,
-      long batchId, Configuration hadoopConf) {
+  public static ColumnFamilies read(
+      String checkpoint, Operator op, String storeName, long batchId, Configuration hadoopConf) {
     Path opDir = new Path(new Path(checkpoint, "state"), Long.toString(op.id()));
     List<String> files;
     try {
-      files = relocated(checkpoint, op, schemaFiles(opDir, storeName, batchId, hadoopConf),
-          hadoopConf);
+      files =
+          relocated(checkpoint, op, schemaFiles(opDir, storeName, batchId, hadoopConf), hadoopConf);
     } catch (RuntimeException e) {
-      throw damaged(checkpoint, op, batchId, "state/" + op.id() + "/_metadata/v2/ (entry for"
-          + " batch " + batchId + " or the latest before it)", e);
+      throw damaged(
+          checkpoint,
+          op,
+          batchId,
+          "state/"
+              + op.id()
+              + "/_metadata/v2/ (entry for"
+              + " batch "
+              + batchId
+              + " or the latest before it)",
+          e);
     }
     Map<String, StateStoreColFamilySchema> schemas = new LinkedHashMap<>();
     try {
-      for (StateStoreColFamilySchema schema : readSchemas(checkpoint, op, storeName, files,
-          hadoopConf)) {
+      for (StateStoreColFamilySchema schema :
+          readSchemas(checkpoint, op, storeName, files, hadoopConf)) {
         schemas.put(schema.colFamilyName(), withEncoderSpec(schema));
       }
     } catch (RuntimeException e) {
-      throw damaged(checkpoint, op, batchId, "state/" + op.id() + "/_stateSchema/ (state schema"
-          + " files of " + op.uid() + ")", e);
+      throw damaged(
+          checkpoint,
+          op,
+          batchId,
+          "state/" + op.id() + "/_stateSchema/ (state schema" + " files of " + op.uid() + ")",
+          e);
     }
     Set<String> multiValued = new HashSet<>();
-    op.stateVariables().forEach((name, type) -> {
-      if (type.startsWith("List")) multiValued.add(name);
-    });
+    op.stateVariables()
+        .forEach(
+            (name, type) -> {
+              if (type.startsWith("List")) multiValued.add(name);
+            });
     return new ColumnFamilies(schemas, multiValued, files);
   }
 
   /** The schema files operator metadata v2 lists for a store. */
-  private static List<String> schemaFiles(Path opDir, String storeName, long batchId,
-      Configuration hadoopConf) {
-    Option<OperatorStateMetadata> read = OperatorStateMetadataReader
-        .createReader(opDir, hadoopConf, 2, batchId, false).read();
+  private static List<String> schemaFiles(
+      Path opDir, String storeName, long batchId, Configuration hadoopConf) {
+    Option<OperatorStateMetadata> read =
+        OperatorStateMetadataReader.createReader(opDir, hadoopConf, 2, batchId, false).read();
     if (read.isEmpty() || !(read.get() instanceof OperatorStateMetadataV2 metadata)) {
       throw new IllegalStateException("no operator metadata v2");
     }
     List<String> files = new ArrayList<>();
     for (StateStoreMetadataV2 store : metadata.stateStoreInfo()) {
-      if (store.storeName().equals(storeName)) files.addAll(
-          CollectionConverters.asJava(store.stateSchemaFilePaths()));
+      if (store.storeName().equals(storeName))
+        files.addAll(CollectionConverters.asJava(store.stateSchemaFilePaths()));
     }
     return files;
   }
@@ -107,11 +124,11 @@ public final class ColumnFamilies implements Serializable {
    * savepoint moved, and operator metadata v2 records absolute paths) is looked up under this
    * checkpoint's own {@code state/<op>/_stateSchema/} folder.
    */
-  private static List<String> relocated(String checkpoint, Operator op, List<String> files,
-      Configuration hadoopConf) {
+  private static List<String> relocated(
+      String checkpoint, Operator op, List<String> files, Configuration hadoopConf) {
     List<String> out = new ArrayList<>();
-    Path home = new Path(new Path(new Path(checkpoint, "state"), Long.toString(op.id())),
-        "_stateSchema");
+    Path home =
+        new Path(new Path(new Path(checkpoint, "state"), Long.toString(op.id())), "_stateSchema");
     for (String file : files) {
       String found = file;
       int at = file.indexOf("/_stateSchema/");
@@ -132,35 +149,56 @@ public final class ColumnFamilies implements Serializable {
   }
 
   /** The column family schemas in the schema files, read as Spark's StateRewriter reads them. */
-  private static List<StateStoreColFamilySchema> readSchemas(String checkpoint, Operator op,
-      String storeName, List<String> files, Configuration hadoopConf) {
+  private static List<StateStoreColFamilySchema> readSchemas(
+      String checkpoint,
+      Operator op,
+      String storeName,
+      List<String> files,
+      Configuration hadoopConf) {
     List<Path> paths = files.stream().map(Path::new).toList();
-    StateStoreProviderId id = new StateStoreProviderId(new StateStoreId(
-        new Path(checkpoint, "state").toString(), op.id(),
-        StateStore.PARTITION_ID_TO_CHECK_SCHEMA(), storeName), UUID.randomUUID());
-    StateSchemaCompatibilityChecker checker = new StateSchemaCompatibilityChecker(id, hadoopConf,
-        CollectionConverters.asScala(paths).toList(),
-        StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$4(),
-        StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$5());
+    StateStoreProviderId id =
+        new StateStoreProviderId(
+            new StateStoreId(
+                new Path(checkpoint, "state").toString(),
+                op.id(),
+                StateStore.PARTITION_ID_TO_CHECK_SCHEMA(),
+                storeName),
+            UUID.randomUUID());
+    StateSchemaCompatibilityChecker checker =
+        new StateSchemaCompatibilityChecker(
+            id,
+            hadoopConf,
+            CollectionConverters.asScala(paths).toList(),
+            StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$4(),
+            StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$5());
     List<StateStoreColFamilySchema> schemas = CollectionConverters.asJava(checker.readSchemaFile());
     if (schemas.isEmpty()) throw new IllegalStateException("no column family schema");
     return schemas;
   }
 
-  private static RuntimeException damaged(String checkpoint, Operator op, long batchId,
-      String file, RuntimeException cause) {
+  private static RuntimeException damaged(
+      String checkpoint, Operator op, long batchId, String file, RuntimeException cause) {
     if (Errors.isSavepointError(cause)) return cause;
     String missing = MovedSchemaFiles.missingElsewhere(checkpoint, cause);
     if (missing != null) return Errors.movedCheckpoint(checkpoint, op.uid(), missing);
-    return Errors.corruptFile(checkpoint, file, "batch " + batchId, cause, "Restore the"
-        + " operator's _metadata and _stateSchema files from a copy of the checkpoint.");
+    return Errors.corruptFile(
+        checkpoint,
+        file,
+        "batch " + batchId,
+        cause,
+        "Restore the"
+            + " operator's _metadata and _stateSchema files from a copy of the checkpoint.");
   }
 
   /** Spark's StateRewriter fills a missing key encoder spec the same way (no prefix key). */
   private static StateStoreColFamilySchema withEncoderSpec(StateStoreColFamilySchema schema) {
     if (schema.keyStateEncoderSpec().isDefined()) return schema;
-    return new StateStoreColFamilySchema(schema.colFamilyName(), schema.keySchemaId(),
-        schema.keySchema(), schema.valueSchemaId(), schema.valueSchema(),
+    return new StateStoreColFamilySchema(
+        schema.colFamilyName(),
+        schema.keySchemaId(),
+        schema.keySchema(),
+        schema.valueSchemaId(),
+        schema.valueSchema(),
         Option.apply(new NoPrefixKeyStateEncoderSpec(schema.keySchema())),
         schema.userKeyEncoderSchema());
   }
@@ -197,11 +235,13 @@ public final class ColumnFamilies implements Serializable {
    * The schema provider the query's own store gets (Spark's StateRewriter builds the same one
    * from the schema files).
    */
-  public Option<StateSchemaProvider> schemaProvider(String stateLocation, Configuration hadoopConf) {
+  public Option<StateSchemaProvider> schemaProvider(
+      String stateLocation, Configuration hadoopConf) {
     if (schemaFiles.isEmpty()) return Option.empty();
-    return Option.apply(new InMemoryStateSchemaProvider(StateSchemaMetadata$.MODULE$
-        .createStateSchemaMetadata(stateLocation, hadoopConf,
-            CollectionConverters.asScala(schemaFiles).toList())));
+    return Option.apply(
+        new InMemoryStateSchemaProvider(
+            StateSchemaMetadata$.MODULE$.createStateSchemaMetadata(
+                stateLocation, hadoopConf, CollectionConverters.asScala(schemaFiles).toList())));
   }
 
   /** Registers every column family on an opened store, as the query's state variables do. */
@@ -209,7 +249,11 @@ public final class ColumnFamilies implements Serializable {
     for (StateStoreColFamilySchema schema : schemas.values()) {
       String name = schema.colFamilyName();
       KeyStateEncoderSpec spec = schema.keyStateEncoderSpec().get();
-      store.createColFamilyIfAbsent(name, schema.keySchema(), schema.valueSchema(), spec,
+      store.createColFamilyIfAbsent(
+          name,
+          schema.keySchema(),
+          schema.valueSchema(),
+          spec,
           isMultiValued(name),
           StateStoreColumnFamilySchemaUtils$.MODULE$.isInternalColFamily(name));
     }

@@ -62,10 +62,13 @@ public final class FileDigests {
     int slices = Math.max(1, Math.min(files.size(), sc.defaultParallelism() * 2));
     sc.setJobDescription("savepoint: checksums of " + files.size() + " files in " + base);
     try {
-      return sc.parallelize(files, slices).map(f -> {
-        Path file = new Path(new Path(base), f);
-        return of(file.getFileSystem(conf.value()), file, f);
-      }).collect();
+      return sc.parallelize(files, slices)
+          .map(
+              f -> {
+                Path file = new Path(new Path(base), f);
+                return of(file.getFileSystem(conf.value()), file, f);
+              })
+          .collect();
     } finally {
       sc.setJobDescription(null);
     }
@@ -84,7 +87,8 @@ public final class FileDigests {
    */
   public static Digest copy(FileSystem src, Path from, FileSystem dst, Path to, String relative)
       throws IOException {
-    try (InputStream in = src.open(from); OutputStream out = dst.create(to, false)) {
+    try (InputStream in = src.open(from);
+        OutputStream out = dst.create(to, false)) {
       return transfer(in, out, relative);
     }
   }

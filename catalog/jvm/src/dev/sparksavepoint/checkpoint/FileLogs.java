@@ -30,8 +30,8 @@ public final class FileLogs {
   public record SourceFile(long logOffset, String path, long modificationTimeMs) {}
 
   /** A file the sink's batch {@code batchId} wrote ({@code action}: add or delete). */
-  public record SinkFile(long batchId, String path, long size, long modificationTimeMs,
-      String action) {}
+  public record SinkFile(
+      long batchId, String path, long size, long modificationTimeMs, String action) {}
 
   private FileLogs() {}
 
@@ -44,14 +44,15 @@ public final class FileLogs {
    * The files of source {@code sourceId}'s log entries up to {@code lastLogOffset}, in log order;
    * empty when it has no log.
    */
-  public static List<SourceFile> sourceFiles(SparkSession spark, Checkpoint ckpt, int sourceId,
-      long lastLogOffset) throws IOException {
+  public static List<SourceFile> sourceFiles(
+      SparkSession spark, Checkpoint ckpt, int sourceId, long lastLogOffset) throws IOException {
     Path log = sourceLog(ckpt, sourceId);
     List<SourceFile> files = new ArrayList<>();
     if (lastLogOffset < 0 || !ckpt.fileSystem().exists(log)) return files;
-    FileStreamSourceLog reader = new FileStreamSourceLog(FileStreamSourceLog.VERSION(), spark,
-        log.toString());
-    Tuple2<Object, FileEntry[]>[] entries = reader.get(Option.empty(), Option.apply((Object) lastLogOffset));
+    FileStreamSourceLog reader =
+        new FileStreamSourceLog(FileStreamSourceLog.VERSION(), spark, log.toString());
+    Tuple2<Object, FileEntry[]>[] entries =
+        reader.get(Option.empty(), Option.apply((Object) lastLogOffset));
     for (Tuple2<Object, FileEntry[]> entry : entries) {
       for (FileEntry f : entry._2()) {
         files.add(new SourceFile((Long) entry._1(), f.path(), f.timestamp()));
@@ -68,10 +69,12 @@ public final class FileLogs {
    *
    * @throws IOException when the entry could not be written, or appeared meanwhile
    */
-  public static Path addSourceEntry(SparkSession spark, Checkpoint ckpt, int sourceId,
-      List<SourceFile> files) throws IOException {
-    FileStreamSourceLog log = new FileStreamSourceLog(FileStreamSourceLog.VERSION(), spark,
-        sourceLog(ckpt, sourceId).toString());
+  public static Path addSourceEntry(
+      SparkSession spark, Checkpoint ckpt, int sourceId, List<SourceFile> files)
+      throws IOException {
+    FileStreamSourceLog log =
+        new FileStreamSourceLog(
+            FileStreamSourceLog.VERSION(), spark, sourceLog(ckpt, sourceId).toString());
     Option<Object> latest = log.getLatestBatchId();
     long index = latest.isEmpty() ? 0 : (Long) latest.get() + 1;
     FileEntry[] entries = new FileEntry[files.size()];
@@ -79,8 +82,8 @@ public final class FileLogs {
       entries[i] = new FileEntry(files.get(i).path(), files.get(i).modificationTimeMs(), index);
     }
     if (!log.add(index, entries)) {
-      throw new IOException("entry " + index + " of " + sourceLog(ckpt, sourceId)
-          + " appeared meanwhile");
+      throw new IOException(
+          "entry " + index + " of " + sourceLog(ckpt, sourceId) + " appeared meanwhile");
     }
     return log.batchIdToPath(index);
   }
@@ -93,10 +96,13 @@ public final class FileLogs {
     Path file = new Path(sourceLog(checkpoint, sourceId), "0");
     try {
       if (!checkpoint.fileSystem().exists(file)) return -1;
-      List<String> lines = new String(CheckpointFiles.readAll(checkpoint.fileSystem(), file),
-          StandardCharsets.UTF_8).lines().toList();
+      List<String> lines =
+          new String(CheckpointFiles.readAll(checkpoint.fileSystem(), file), StandardCharsets.UTF_8)
+              .lines()
+              .toList();
       return lines.size() == 2 && lines.get(0).matches("v\\d+") && lines.get(1).matches("\\d+")
-          ? Long.parseLong(lines.get(1)) : -1;
+          ? Long.parseLong(lines.get(1))
+          : -1;
     } catch (IOException | NumberFormatException e) {
       return -1;
     }
@@ -121,15 +127,15 @@ public final class FileLogs {
     if (!fs.exists(log)) {
       throw new java.io.FileNotFoundException(fs.makeQualified(log) + " does not exist");
     }
-    FileStreamSinkLog reader = new FileStreamSinkLog(FileStreamSinkLog.VERSION(), spark,
-        log.toString(), Option.empty());
+    FileStreamSinkLog reader =
+        new FileStreamSinkLog(FileStreamSinkLog.VERSION(), spark, log.toString(), Option.empty());
     List<SinkFile> files = new ArrayList<>();
     Option<Object> latest = reader.getLatestBatchId();
     if (latest.isEmpty()) return files;
     long last = Math.min(lastBatch, (Long) latest.get());
     Set<String> seen = new HashSet<>();
-    for (Tuple2<Object, SinkFileStatus[]> entry : reader.get(Option.empty(),
-        Option.apply((Object) last))) {
+    for (Tuple2<Object, SinkFileStatus[]> entry :
+        reader.get(Option.empty(), Option.apply((Object) last))) {
       long batchId = (Long) entry._1();
       for (SinkFileStatus f : entry._2()) {
         if (!seen.add(f.path() + "\n" + f.action())) continue;

@@ -37,11 +37,11 @@ public final class KeyPartitioner {
   public static KeyPartitioner of(String storeName, String family, StructType keySchema, int n) {
     List<Expression> key = groupingKey(storeName, family, keySchema);
     if (key == null) {
-      throw new IllegalArgumentException("cannot tell the grouping key of " + family + " keys "
-          + keySchema.simpleString());
+      throw new IllegalArgumentException(
+          "cannot tell the grouping key of " + family + " keys " + keySchema.simpleString());
     }
-    Expression id = new HashPartitioning(CollectionConverters.asScala(key).toList(), n)
-        .partitionIdExpression();
+    Expression id =
+        new HashPartitioning(CollectionConverters.asScala(key).toList(), n).partitionIdExpression();
     return new KeyPartitioner(
         UnsafeProjection.create(CollectionConverters.asScala(List.of(id)).toList()));
   }
@@ -50,7 +50,8 @@ public final class KeyPartitioner {
    * The expressions that pick the grouping key out of a stored key, or null when the layout is
    * not known (an internal column family without a {@code key} or {@code groupingKey} field).
    */
-  public static List<Expression> groupingKey(String storeName, String family, StructType keySchema) {
+  public static List<Expression> groupingKey(
+      String storeName, String family, StructType keySchema) {
     StructField[] fields = keySchema.fields();
     for (String name : List.of("key", "groupingKey")) {
       if (keySchema.getFieldIndex(name).isDefined()

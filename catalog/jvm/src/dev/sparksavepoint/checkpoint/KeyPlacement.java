@@ -56,7 +56,8 @@ public record KeyPlacement(int[] columns, boolean strict) implements Serializabl
 
   /** The placing column indexes among {@code keyColumns} key columns. */
   public int[] indexes(int keyColumns) {
-    return columns == null ? java.util.stream.IntStream.range(0, keyColumns).toArray()
+    return columns == null
+        ? java.util.stream.IntStream.range(0, keyColumns).toArray()
         : columns.clone();
   }
 }

@@ -42,8 +42,8 @@ public final class MovedSchemaFiles {
    * outside {@code checkpoint}, are gone there and are all found under it; null otherwise (no
    * operator metadata v2, files where recorded, or missing in the copy too).
    */
-  public static Relocation of(Configuration conf, String checkpoint, long operatorId,
-      long batchId) {
+  public static Relocation of(
+      Configuration conf, String checkpoint, long operatorId, long batchId) {
     try {
       Path root = new Path(checkpoint);
       FileSystem fs = root.getFileSystem(conf);
@@ -68,8 +68,8 @@ public final class MovedSchemaFiles {
 
   /** The schema files operator metadata v2 of {@code opDir} lists for {@code batchId}. */
   static List<String> recorded(Path opDir, long batchId, Configuration conf) {
-    Option<OperatorStateMetadata> read = OperatorStateMetadataReader
-        .createReader(opDir, conf, 2, batchId, false).read();
+    Option<OperatorStateMetadata> read =
+        OperatorStateMetadataReader.createReader(opDir, conf, 2, batchId, false).read();
     List<String> files = new ArrayList<>();
     if (read.isDefined() && read.get() instanceof OperatorStateMetadataV2 metadata) {
       for (StateStoreMetadataV2 store : metadata.stateStoreInfo()) {

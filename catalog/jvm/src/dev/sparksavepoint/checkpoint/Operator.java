@@ -24,8 +24,13 @@ public record Operator(
     List<String> inferred) {
 
   /** An operator described by its operator metadata (nothing inferred). */
-  public Operator(long id, String name, int metadataVersion, int numPartitions,
-      List<String> storeNames, OperatorProperties properties) {
+  public Operator(
+      long id,
+      String name,
+      int metadataVersion,
+      int numPartitions,
+      List<String> storeNames,
+      OperatorProperties properties) {
     this(id, name, metadataVersion, numPartitions, storeNames, properties, List.of());
   }
 
@@ -64,8 +69,8 @@ public record Operator(
    * {@code state/<id>/0/_metadata/schema}, under the store's folder for a join.
    */
   public String stateSchemaFile() {
-    String store = kind() == OperatorKind.JOIN && !storeNames.isEmpty() ? storeNames.get(0) + "/"
-        : "";
+    String store =
+        kind() == OperatorKind.JOIN && !storeNames.isEmpty() ? storeNames.get(0) + "/" : "";
     return "state/" + id + "/0/" + store + OperatorInference.SCHEMA_FILE;
   }
 
@@ -115,14 +120,17 @@ public record Operator(
   /** What kind of state a table of this operator holds, for the metadata table. */
   public String stateKind(String table, StateRef ref) {
     switch (ref.option()) {
-      case "joinSide": return "join_side";
-      case "readRegisteredTimers": return "timers";
-      case "stateVarName": {
-        String type = stateVariables().getOrDefault(ref.value(), "");
-        if (type.startsWith("List")) return "list";
-        if (type.startsWith("Map")) return "map";
-        return "value";
-      }
+      case "joinSide":
+        return "join_side";
+      case "readRegisteredTimers":
+        return "timers";
+      case "stateVarName":
+        {
+          String type = stateVariables().getOrDefault(ref.value(), "");
+          if (type.startsWith("List")) return "list";
+          if (type.startsWith("Map")) return "map";
+          return "value";
+        }
       default:
         return kind().stateKind();
     }

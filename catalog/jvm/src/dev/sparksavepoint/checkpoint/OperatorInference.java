@@ -47,13 +47,15 @@ import scala.jdk.javaapi.CollectionConverters;
 final class OperatorInference {
   static final String FROM_LAYOUT = "partitions and stores from the folder layout";
   static final String FROM_SCHEMA = "operator kind from the state schema";
+
   /**
    * A dropDuplicates whose schema file records the whole input row as its value (Spark 3.2 to
    * 3.4): its state is read and written with the placeholder value its rows hold.
    */
   static final String WHOLE_ROW_VALUE =
       "value schema recorded as the whole row (Spark 3.2 to 3.4), read as dropDuplicates'"
-      + " placeholder";
+          + " placeholder";
+
   /** Not an inference but what prevents one: Spark before 3.1 wrote no state schema file. */
   static final String NO_STATE_SCHEMA = "no state schema file";
 
@@ -61,10 +63,12 @@ final class OperatorInference {
       Pattern.compile("\\d+\\.(delta|snapshot|zip|changelog)");
   private static final Pattern JOIN_STORE =
       Pattern.compile("(left|right)-(keyToNumValues|keyWithIndexToValue)");
+
   /** Aggregation buffer attribute names of Spark's built-in aggregate functions. */
-  private static final Pattern AGG_BUFFER = Pattern.compile(
-      "count|sum|isEmpty|max|min|first|last|valueSet|avg|n|m2|m3|m4|xAvg|yAvg|ck|xMk|yMk"
-      + "|MS\\[\\d+\\]|buf|every|some|bool_(and|or)|bit_(and|or|xor)|product|.*Buffer.*");
+  private static final Pattern AGG_BUFFER =
+      Pattern.compile(
+          "count|sum|isEmpty|max|min|first|last|valueSet|avg|n|m2|m3|m4|xAvg|yAvg|ck|xMk|yMk"
+              + "|MS\\[\\d+\\]|buf|every|some|bool_(and|or)|bit_(and|or|xor)|product|.*Buffer.*");
 
   /** The schema file of a store, in partition 0 (Spark's {@code PARTITION_ID_TO_CHECK_SCHEMA}). */
   static final String SCHEMA_FILE = "_metadata/schema";
@@ -102,8 +106,8 @@ final class OperatorInference {
         StateStoreColFamilySchema schema = readSchema(fs, schemaFile);
         if (schema != null) {
           name = kindOf(schema.keySchema(), schema.valueSchema(), aggregationFormat1(conf));
-          wholeRow = name.equals("dedupe")
-              && holdsWholeRow(schema.keySchema(), schema.valueSchema());
+          wholeRow =
+              name.equals("dedupe") && holdsWholeRow(schema.keySchema(), schema.valueSchema());
         }
       }
       if (!name.equals("unknown")) inferred.add(FROM_SCHEMA);
@@ -111,8 +115,8 @@ final class OperatorInference {
       if (schemaFile != null && !fs.exists(schemaFile)) inferred.add(NO_STATE_SCHEMA);
     }
     if (stores.isEmpty()) stores.add("default");
-    return new Operator(id, name, 0, partitions.size(), stores, OperatorProperties.NONE,
-        List.copyOf(inferred));
+    return new Operator(
+        id, name, 0, partitions.size(), stores, OperatorProperties.NONE, List.copyOf(inferred));
   }
 
   /**
@@ -129,7 +133,8 @@ final class OperatorInference {
    */
   static String kindOf(StructType key, StructType value, boolean aggregationFormat1) {
     StructField[] fields = value.fields();
-    if (fields.length == 1 && fields[0].name().equals("__dummy__")
+    if (fields.length == 1
+        && fields[0].name().equals("__dummy__")
         && fields[0].dataType() instanceof NullType) {
       return "dedupe";
     }
@@ -142,10 +147,13 @@ final class OperatorInference {
     if (isSessionWindow(key, value)) return "sessionWindowStateStoreSaveExec";
     if (isGlobalLimit(key, value)) return "globalLimit";
     Set<String> keyNames = Set.of(key.fieldNames());
-    boolean buffers = fields.length > 0 && key.fields().length > 0
-        && Arrays.stream(fields).allMatch(
-            f -> keyNames.contains(f.name()) || AGG_BUFFER.matcher(f.name()).matches())
-        && Arrays.stream(fields).anyMatch(f -> !keyNames.contains(f.name()));
+    boolean buffers =
+        fields.length > 0
+            && key.fields().length > 0
+            && Arrays.stream(fields)
+                .allMatch(
+                    f -> keyNames.contains(f.name()) || AGG_BUFFER.matcher(f.name()).matches())
+            && Arrays.stream(fields).anyMatch(f -> !keyNames.contains(f.name()));
     if (holdsWholeRow(key, value) && !(aggregationFormat1 && buffers)) return "dedupe";
     return buffers ? "stateStoreSave" : "unknown";
   }
@@ -158,11 +166,13 @@ final class OperatorInference {
    */
   static boolean holdsWholeRow(StructType key, StructType value) {
     if (key.fields().length == 0 || value.fields().length <= key.fields().length) return false;
-    Set<StructField> valueFields = Arrays.stream(value.fields())
-        .map(f -> new StructField(f.name(), f.dataType(), true, f.metadata()))
-        .collect(java.util.stream.Collectors.toSet());
-    return Arrays.stream(key.fields()).allMatch(f -> valueFields.contains(
-        new StructField(f.name(), f.dataType(), true, f.metadata())));
+    Set<StructField> valueFields =
+        Arrays.stream(value.fields())
+            .map(f -> new StructField(f.name(), f.dataType(), true, f.metadata()))
+            .collect(java.util.stream.Collectors.toSet());
+    return Arrays.stream(key.fields())
+        .allMatch(
+            f -> valueFields.contains(new StructField(f.name(), f.dataType(), true, f.metadata())));
   }
 
   /**
@@ -171,15 +181,21 @@ final class OperatorInference {
    */
   private static boolean isSessionWindow(StructType key, StructType value) {
     StructField[] keys = key.fields();
-    return keys.length > 0 && keys[keys.length - 1].name().equals("sessionStartTime")
-        && Arrays.stream(value.fields()).anyMatch(f -> f.dataType() instanceof StructType s
-            && Set.of(s.fieldNames()).containsAll(Set.of("start", "end")));
+    return keys.length > 0
+        && keys[keys.length - 1].name().equals("sessionStartTime")
+        && Arrays.stream(value.fields())
+            .anyMatch(
+                f ->
+                    f.dataType() instanceof StructType s
+                        && Set.of(s.fieldNames()).containsAll(Set.of("start", "end")));
   }
 
   /** A streaming limit's state: one void {@code key}, the count of rows emitted as its value. */
   private static boolean isGlobalLimit(StructType key, StructType value) {
-    return key.fields().length == 1 && key.fields()[0].dataType() instanceof NullType
-        && value.fields().length == 1 && value.fields()[0].name().equals("value");
+    return key.fields().length == 1
+        && key.fields()[0].dataType() instanceof NullType
+        && value.fields().length == 1
+        && value.fields()[0].name().equals("value");
   }
 
   private static List<Path> partitionDirs(FileSystem fs, Path opDir) throws IOException {
@@ -194,13 +210,13 @@ final class OperatorInference {
   }
 
   /** The first column family of a v1/v2 schema file, or null when there is no such file. */
-  private static StateStoreColFamilySchema readSchema(FileSystem fs, Path file)
-      throws IOException {
+  private static StateStoreColFamilySchema readSchema(FileSystem fs, Path file) throws IOException {
     if (!fs.exists(file)) return null;
     try (FSDataInputStream in = fs.open(file)) {
       String version = in.readUTF();
-      List<StateStoreColFamilySchema> schemas = CollectionConverters.asJava(
-          SchemaHelper.SchemaReader$.MODULE$.createSchemaReader(version).read(in));
+      List<StateStoreColFamilySchema> schemas =
+          CollectionConverters.asJava(
+              SchemaHelper.SchemaReader$.MODULE$.createSchemaReader(version).read(in));
       return schemas.isEmpty() ? null : schemas.get(0);
     } catch (RuntimeException e) {
       return null;

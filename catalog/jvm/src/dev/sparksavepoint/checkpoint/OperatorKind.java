@@ -15,8 +15,8 @@ import java.util.Locale;
  */
 public enum OperatorKind {
   AGG("agg", "streaming aggregation", "aggregation", Writes.STORE, true, true, true),
-  SESSION("session", "session window aggregation", "session_window", Writes.NONE, false, false,
-      true),
+  SESSION(
+      "session", "session window aggregation", "session_window", Writes.NONE, false, false, true),
   LIMIT("limit", "streaming limit", "limit", Writes.NONE, false, false, false),
   DEDUP("dedup", "dropDuplicates", "dedup", Writes.STORE, true, true, true),
   JOIN("join", "stream-stream join", "join_store", Writes.JOIN_SIDES, false, true, false),
@@ -44,8 +44,14 @@ public enum OperatorKind {
   private final boolean rehashable;
   private final boolean placedByInput;
 
-  OperatorKind(String prefix, String description, String stateKind, Writes writes,
-      boolean lookups, boolean rehashable, boolean placedByInput) {
+  OperatorKind(
+      String prefix,
+      String description,
+      String stateKind,
+      Writes writes,
+      boolean lookups,
+      boolean rehashable,
+      boolean placedByInput) {
     this.prefix = prefix;
     this.description = description;
     this.stateKind = stateKind;
@@ -64,8 +70,10 @@ public enum OperatorKind {
       case "dedupe", "dedupeWithinWatermark" -> DEDUP;
       case "symmetricHashJoin" -> JOIN;
       case "flatMapGroupsWithState", "applyInPandasWithState" -> GROUPSTATE;
-      case "transformWithStateExec", "transformWithStateInPandasExec",
-          "transformWithStateInPySparkExec" -> TWS;
+      case "transformWithStateExec",
+          "transformWithStateInPandasExec",
+          "transformWithStateInPySparkExec" ->
+          TWS;
       default -> guess(name);
     };
   }

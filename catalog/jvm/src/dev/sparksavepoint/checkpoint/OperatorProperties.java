@@ -48,8 +48,9 @@ public record OperatorProperties(String timeMode, Map<String, Variable> variable
         throw new IOException("a state variable without stateName or stateVariableType");
       }
       JsonNode ttl = var.path("ttlEnabled");
-      variables.put(name.asText(), new Variable(name.asText(), type.asText(),
-          ttl.isBoolean() ? ttl.asBoolean() : null));
+      variables.put(
+          name.asText(),
+          new Variable(name.asText(), type.asText(), ttl.isBoolean() ? ttl.asBoolean() : null));
     }
     JsonNode mode = props.path("timeMode");
     return new OperatorProperties(mode.isMissingNode() ? null : mode.asText(), variables);
@@ -63,9 +64,10 @@ public record OperatorProperties(String timeMode, Map<String, Variable> variable
   /** The user's state variables (not Spark's {@code $}/{@code _} ones): name to type. */
   public Map<String, String> userVariables() {
     Map<String, String> user = new LinkedHashMap<>();
-    variables.forEach((name, var) -> {
-      if (!name.startsWith("$") && !name.startsWith("_")) user.put(name, var.type());
-    });
+    variables.forEach(
+        (name, var) -> {
+          if (!name.startsWith("$") && !name.startsWith("_")) user.put(name, var.type());
+        });
     return user;
   }
 }

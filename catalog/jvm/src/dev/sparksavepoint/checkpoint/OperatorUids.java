@@ -20,10 +20,13 @@ import org.apache.hadoop.fs.Path;
 public final class OperatorUids {
   /** The file, relative to the checkpoint root. */
   public static final String FILE = "_savepoint/uids.json";
+
   /** What a user uid looks like: a SQL identifier that no generated uid or id can equal. */
   private static final Pattern USER_UID = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
+
   private static final Pattern GENERATED = Pattern.compile("[a-z]+_\\d+|\\d+");
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /** Names the catalog uses itself: its metadata table, procedures and query-log namespaces. */
   private static final java.util.Set<String> RESERVED =
       java.util.Set.of("metadata", "system", "sources", "query", "sink");
@@ -32,7 +35,8 @@ public final class OperatorUids {
 
   /** True for a name that can be a user uid (and so is not an operator id or generated uid). */
   public static boolean isUserUid(String name) {
-    return USER_UID.matcher(name).matches() && !GENERATED.matcher(name).matches()
+    return USER_UID.matcher(name).matches()
+        && !GENERATED.matcher(name).matches()
         && !RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT));
   }
 
@@ -55,8 +59,11 @@ public final class OperatorUids {
     if (uids.isEmpty()) return;
     ObjectNode node = JSON.createObjectNode();
     new TreeMap<>(uids).forEach((id, uid) -> node.put(Long.toString(id), uid));
-    CheckpointFiles.writeNew(new Path(root, FILE),
-        JSON.writerWithDefaultPrettyPrinter().writeValueAsString(node)
-            .getBytes(StandardCharsets.UTF_8), conf);
+    CheckpointFiles.writeNew(
+        new Path(root, FILE),
+        JSON.writerWithDefaultPrettyPrinter()
+            .writeValueAsString(node)
+            .getBytes(StandardCharsets.UTF_8),
+        conf);
   }
 }

@@ -36,8 +36,10 @@ final class PreReleaseTws {
       }
     }
     if (entry < 0) return null;
-    String text = new String(CheckpointFiles.readAsSpark(fs, new Path(dir, Long.toString(entry)),
-        () -> {}), StandardCharsets.UTF_8);
+    String text =
+        new String(
+            CheckpointFiles.readAsSpark(fs, new Path(dir, Long.toString(entry)), () -> {}),
+            StandardCharsets.UTF_8);
     String json = text.substring(text.indexOf('\n') + 1);
     for (JsonNode store : JSON.readTree(json).path("stateStoreInfo")) {
       if (store.has("stateSchemaFilePath") && !store.has("stateSchemaFilePaths")) {

@@ -25,6 +25,7 @@ import org.apache.hadoop.fs.Path;
 public final class RecordedPartitioning {
   /** The file, relative to the checkpoint root. */
   public static final String FILE = "_savepoint/partitioning.json";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private RecordedPartitioning() {}
@@ -38,8 +39,12 @@ public final class RecordedPartitioning {
     try {
       return read(ckpt.fileSystem(), ckpt.root());
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(ckpt.location(), FILE, "the checkpoint", e, "Remove the file"
-          + " (writes then need partitioned_by) or run the query again.");
+      throw Errors.corruptFile(
+          ckpt.location(),
+          FILE,
+          "the checkpoint",
+          e,
+          "Remove the file" + " (writes then need partitioned_by) or run the query again.");
     }
   }
 
@@ -48,8 +53,8 @@ public final class RecordedPartitioning {
     for (Map.Entry<String, JsonNode> field :
         CheckpointFiles.jsonFields(fs, new Path(root, FILE)).entrySet()) {
       List<String> names = new ArrayList<>();
-      if (!field.getValue().isArray()) throw new IOException("operator " + field.getKey()
-          + " has no list of column names");
+      if (!field.getValue().isArray())
+        throw new IOException("operator " + field.getKey() + " has no list of column names");
       for (JsonNode name : field.getValue()) names.add(name.asText());
       recorded.put(Long.parseLong(field.getKey()), names);
     }
@@ -72,8 +77,12 @@ public final class RecordedPartitioning {
     }
     ObjectNode node = JSON.createObjectNode();
     sorted.forEach((id, names) -> names.forEach(node.putArray(Long.toString(id))::add));
-    CheckpointFiles.replace(new Path(root, FILE), JSON.writerWithDefaultPrettyPrinter()
-        .writeValueAsString(node).getBytes(StandardCharsets.UTF_8), conf);
+    CheckpointFiles.replace(
+        new Path(root, FILE),
+        JSON.writerWithDefaultPrettyPrinter()
+            .writeValueAsString(node)
+            .getBytes(StandardCharsets.UTF_8),
+        conf);
     return true;
   }
 
@@ -81,9 +90,11 @@ public final class RecordedPartitioning {
   public static void copy(Checkpoint from, Path root, Map<Long, Long> ids, Configuration conf)
       throws IOException {
     Map<Long, List<String>> kept = new TreeMap<>();
-    read(from).forEach((id, names) -> {
-      if (ids.containsKey(id)) kept.put(ids.get(id), names);
-    });
+    read(from)
+        .forEach(
+            (id, names) -> {
+              if (ids.containsKey(id)) kept.put(ids.get(id), names);
+            });
     if (!kept.isEmpty()) record(root, kept, conf);
   }
 }

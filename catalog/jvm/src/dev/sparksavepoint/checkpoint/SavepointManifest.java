@@ -18,8 +18,10 @@ import org.apache.hadoop.fs.Path;
 public final class SavepointManifest {
   /** The manifest's file name at the savepoint's root. */
   public static final String FILE = "_savepoint.json";
+
   /** The manifest format this version writes. */
   public static final int FORMAT = 1;
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private SavepointManifest() {}

@@ -29,6 +29,7 @@ public final class SourcePositions {
 
   /** The kinds of source told apart by their offset's shape. */
   public static final String KAFKA = "kafka";
+
   public static final String FILE = "file";
   public static final String RATE_MICRO_BATCH = "rate-micro-batch";
   public static final String LONG = "long";
@@ -40,8 +41,8 @@ public final class SourcePositions {
    * {@code offset} where the shape has one number per row (else null), {@code json} the
    * source's whole offset line.
    */
-  public record Position(int sourceId, String kind, String topic, Integer partition, Long offset,
-      String json) {}
+  public record Position(
+      int sourceId, String kind, String topic, Integer partition, Long offset, String json) {}
 
   /** One row's place: a source, and for Kafka its topic partition (else null, null). */
   public record Key(int sourceId, String topic, Integer partition) {}
@@ -76,22 +77,24 @@ public final class SourcePositions {
     switch (position.kind()) {
       case LONG:
         return Long.toString(offset);
-      case FILE: {
-        com.fasterxml.jackson.databind.node.ObjectNode json =
-            (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(line);
-        json.put("logOffset", offset);
-        return JSON.writeValueAsString(json);
-      }
-      case KAFKA: {
-        JsonNode json = JSON.readTree(line);
-        JsonNode partitions = json.get(key.topic());
-        String p = String.valueOf(key.partition());
-        if (partitions == null || !partitions.has(p)) {
-          throw new IllegalArgumentException("no topic partition " + key.topic() + "/" + p);
+      case FILE:
+        {
+          com.fasterxml.jackson.databind.node.ObjectNode json =
+              (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(line);
+          json.put("logOffset", offset);
+          return JSON.writeValueAsString(json);
         }
-        ((com.fasterxml.jackson.databind.node.ObjectNode) partitions).put(p, offset);
-        return JSON.writeValueAsString(json);
-      }
+      case KAFKA:
+        {
+          JsonNode json = JSON.readTree(line);
+          JsonNode partitions = json.get(key.topic());
+          String p = String.valueOf(key.partition());
+          if (partitions == null || !partitions.has(p)) {
+            throw new IllegalArgumentException("no topic partition " + key.topic() + "/" + p);
+          }
+          ((com.fasterxml.jackson.databind.node.ObjectNode) partitions).put(p, offset);
+          return JSON.writeValueAsString(json);
+        }
       default:
         throw new IllegalArgumentException("a " + position.kind() + " offset cannot be set");
     }
@@ -129,13 +132,15 @@ public final class SourcePositions {
     }
     if (isKafka(json)) return kafka(sourceId, json, text);
     if (json.isObject() && json.size() == 1 && json.path("logOffset").isIntegralNumber()) {
-      return List.of(new Position(sourceId, FILE, null, null, json.get("logOffset").asLong(),
-          text));
+      return List.of(
+          new Position(sourceId, FILE, null, null, json.get("logOffset").asLong(), text));
     }
-    if (json.isObject() && json.size() == 2 && json.path("offset").isIntegralNumber()
+    if (json.isObject()
+        && json.size() == 2
+        && json.path("offset").isIntegralNumber()
         && json.path("timestamp").isIntegralNumber()) {
-      return List.of(new Position(sourceId, RATE_MICRO_BATCH, null, null,
-          json.get("offset").asLong(), text));
+      return List.of(
+          new Position(sourceId, RATE_MICRO_BATCH, null, null, json.get("offset").asLong(), text));
     }
     return List.of(new Position(sourceId, OTHER, null, null, null, text));
   }
@@ -162,12 +167,21 @@ public final class SourcePositions {
       Iterator<Map.Entry<String, JsonNode>> partitions = topic.getValue().fields();
       while (partitions.hasNext()) {
         Map.Entry<String, JsonNode> p = partitions.next();
-        rows.add(new Position(sourceId, KAFKA, topic.getKey(), Integer.parseInt(p.getKey()),
-            p.getValue().asLong(), text));
+        rows.add(
+            new Position(
+                sourceId,
+                KAFKA,
+                topic.getKey(),
+                Integer.parseInt(p.getKey()),
+                p.getValue().asLong(),
+                text));
       }
     }
-    rows.sort((a, b) -> a.topic().equals(b.topic()) ? Integer.compare(a.partition(),
-        b.partition()) : a.topic().compareTo(b.topic()));
+    rows.sort(
+        (a, b) ->
+            a.topic().equals(b.topic())
+                ? Integer.compare(a.partition(), b.partition())
+                : a.topic().compareTo(b.topic()));
     return rows;
   }
 }

@@ -26,19 +26,28 @@ public final class StateReadability {
    */
   public static void check(Checkpoint ckpt, Operator op, String table, long batchId) {
     if (!op.hasStateSchema()) {
-      throw Errors.noStateSchema(ckpt.location(), op.uid() + "." + table, op.stateSchemaFile(),
-          ckpt.writtenBy(batchId), op.kind() == OperatorKind.JOIN && joinFormat1(ckpt, batchId));
+      throw Errors.noStateSchema(
+          ckpt.location(),
+          op.uid() + "." + table,
+          op.stateSchemaFile(),
+          ckpt.writtenBy(batchId),
+          op.kind() == OperatorKind.JOIN && joinFormat1(ckpt, batchId));
     }
     String preRelease = preReleaseSchemaPath(ckpt, op, batchId);
     if (preRelease != null) {
-      throw Errors.refusedBySpark(ckpt.location(), op.uid() + "." + table, "a pre-release build"
-          + " of Spark 4.0.0 wrote its transformWithState state, in formats no Spark release"
-          + " reads: its operator metadata names the state schema file under"
-          + " stateSchemaFilePath (" + preRelease + "), where Spark 4.0 and later read a list,"
-          + " stateSchemaFilePaths, and find none, and the schema file has no schema ids. Spark"
-          + " 4.3's own state reader fails on it too (STDS_FAILED_TO_READ_STATE_SCHEMA, an"
-          + " EOFException once the file is named). Rebuild the state from the query's input"
-          + " with a Spark release, or read it with the build that wrote it.");
+      throw Errors.refusedBySpark(
+          ckpt.location(),
+          op.uid() + "." + table,
+          "a pre-release build"
+              + " of Spark 4.0.0 wrote its transformWithState state, in formats no Spark release"
+              + " reads: its operator metadata names the state schema file under"
+              + " stateSchemaFilePath ("
+              + preRelease
+              + "), where Spark 4.0 and later read a list,"
+              + " stateSchemaFilePaths, and find none, and the schema file has no schema ids. Spark"
+              + " 4.3's own state reader fails on it too (STDS_FAILED_TO_READ_STATE_SCHEMA, an"
+              + " EOFException once the file is named). Rebuild the state from the query's input"
+              + " with a Spark release, or read it with the build that wrote it.");
     }
   }
 
@@ -52,9 +61,11 @@ public final class StateReadability {
     List<String> lines = new ArrayList<>();
     for (Operator op : ckpt.operators(batchId)) {
       if (op.kind() == OperatorKind.JOIN && joinFormat1(ckpt, batchId)) {
-        lines.add(op.uid() + " keeps join state format 1: Spark 3.0 and later refuse to restart"
-            + " an outer join in that format (SPARK-26154: discard the checkpoint and rerun the"
-            + " query), and restart an inner join.");
+        lines.add(
+            op.uid()
+                + " keeps join state format 1: Spark 3.0 and later refuse to restart"
+                + " an outer join in that format (SPARK-26154: discard the checkpoint and rerun the"
+                + " query), and restart an inner join.");
       }
     }
     return lines;
@@ -64,8 +75,10 @@ public final class StateReadability {
   private static String preReleaseSchemaPath(Checkpoint ckpt, Operator op, long batchId) {
     if (op.kind() != OperatorKind.TWS) return null;
     try {
-      return PreReleaseTws.schemaPath(ckpt.fileSystem(), new Path(new Path(ckpt.root(), "state"),
-          Long.toString(op.id())), batchId);
+      return PreReleaseTws.schemaPath(
+          ckpt.fileSystem(),
+          new Path(new Path(ckpt.root(), "state"), Long.toString(op.id())),
+          batchId);
     } catch (IOException | RuntimeException e) {
       return null; // Spark's reader reports what it cannot read
     }

@@ -49,7 +49,10 @@ public final class StoreFiles {
   public static String asSnapshot(String name, long version) {
     Matcher m = VERSION_FILE.matcher(name);
     if (!m.matches()) throw new IllegalArgumentException("not a store file: " + name);
-    return name.substring(0, m.start(1)) + version + (m.group(2) == null ? "" : m.group(2))
-        + ".snapshot" + (m.group(4) == null ? "" : m.group(4));
+    return name.substring(0, m.start(1))
+        + version
+        + (m.group(2) == null ? "" : m.group(2))
+        + ".snapshot"
+        + (m.group(4) == null ? "" : m.group(4));
   }
 }

@@ -54,9 +54,10 @@ public final class StoreProviders {
    * validation (each commit reported, for the query's driver to check all partitions
    * committed) and snapshot upload lag reports.
    */
-  public static final Map<String, String> WITHOUT_COORDINATOR = Map.of(
-      "spark.sql.streaming.stateStore.commitValidation.enabled", "false",
-      "spark.sql.streaming.stateStore.coordinatorReportSnapshotUploadLag", "false");
+  public static final Map<String, String> WITHOUT_COORDINATOR =
+      Map.of(
+          "spark.sql.streaming.stateStore.commitValidation.enabled", "false",
+          "spark.sql.streaming.stateStore.coordinatorReportSnapshotUploadLag", "false");
 
   private StoreProviders() {}
 
@@ -65,8 +66,8 @@ public final class StoreProviders {
    * changelog checkpointing on ({@link #CHANGELOG_CHECKPOINTING}) and the checkpoint format of
    * the batch (2 when it records state checkpoint ids {@code uniqueIds}).
    */
-  public static StateStoreConf storeConf(SparkSession spark, String path, long batchId,
-      Map<Long, String[][]> uniqueIds) {
+  public static StateStoreConf storeConf(
+      SparkSession spark, String path, long batchId, Map<Long, String[][]> uniqueIds) {
     SQLConf conf = recordedConf(spark, path, batchId);
     conf.setConfString(CHANGELOG_CHECKPOINTING, "true");
     conf.setConfString(CheckpointLog.FORMAT_VERSION_CONF, uniqueIds == null ? "1" : "2");
@@ -79,8 +80,11 @@ public final class StoreProviders {
    */
   public static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
     SQLConf conf = spark.sessionState().conf().clone();
-    OffsetSeqLog log = new OffsetSeqLog(spark, new Path(path, CheckpointLog.OFFSETS).toString(),
-        OffsetSeqLog.$lessinit$greater$default$3());
+    OffsetSeqLog log =
+        new OffsetSeqLog(
+            spark,
+            new Path(path, CheckpointLog.OFFSETS).toString(),
+            OffsetSeqLog.$lessinit$greater$default$3());
     Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
     if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
     WITHOUT_COORDINATOR.forEach(conf::setConfString);
@@ -96,12 +100,15 @@ public final class StoreProviders {
    */
   public static HashMap<Long, String[][]> uniqueIds(Checkpoint ckpt, long batchId) {
     try {
-      Map<Long, String[][]> ids =
-          CheckpointLog.stateUniqueIds(ckpt.commitLog().metadata(batchId));
+      Map<Long, String[][]> ids = CheckpointLog.stateUniqueIds(ckpt.commitLog().metadata(batchId));
       return ids == null ? null : new HashMap<>(ids);
     } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.COMMITS + "/" + batchId,
-          "batch " + batchId, e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          ckpt.location(),
+          CheckpointLog.COMMITS + "/" + batchId,
+          "batch " + batchId,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
   }
 
@@ -109,7 +116,8 @@ public final class StoreProviders {
   public static String uniqueId(Map<Long, String[][]> ids, StoreSpec spec, int partition) {
     if (ids == null) return null;
     String[][] byPartition = ids.get(spec.operatorId());
-    if (byPartition == null || partition >= byPartition.length
+    if (byPartition == null
+        || partition >= byPartition.length
         || spec.storeIndex() >= byPartition[partition].length) {
       return null;
     }
@@ -117,15 +125,25 @@ public final class StoreProviders {
   }
 
   /** Spark's provider of one store partition, initialized as the query initializes it. */
-  public static StateStoreProvider open(String stateLocation, UUID runId, StateStoreConf conf,
-      Configuration hadoopConf, StoreSpec spec, int partition) {
-    StateStoreId id = new StateStoreId(stateLocation, spec.operatorId(), partition,
-        spec.storeName());
+  public static StateStoreProvider open(
+      String stateLocation,
+      UUID runId,
+      StateStoreConf conf,
+      Configuration hadoopConf,
+      StoreSpec spec,
+      int partition) {
+    StateStoreId id =
+        new StateStoreId(stateLocation, spec.operatorId(), partition, spec.storeName());
     ColumnFamilies families = spec.families();
     return StateStoreProvider.createAndInit(
-        new StateStoreProviderId(id, runId), spec.keySchema(), spec.valueSchema(),
-        new NoPrefixKeyStateEncoderSpec(spec.keySchema()), families != null, conf,
-        hadoopConf, false, families == null ? Option.empty()
-            : families.schemaProvider(stateLocation, hadoopConf));
+        new StateStoreProviderId(id, runId),
+        spec.keySchema(),
+        spec.valueSchema(),
+        new NoPrefixKeyStateEncoderSpec(spec.keySchema()),
+        families != null,
+        conf,
+        hadoopConf,
+        false,
+        families == null ? Option.empty() : families.schemaProvider(stateLocation, hadoopConf));
   }
 }

@@ -16,10 +16,16 @@ public record StoreSpec(
     StructType keySchema,
     StructType valueSchema,
     int storeIndex,
-    ColumnFamilies families) implements Serializable {
+    ColumnFamilies families)
+    implements Serializable {
 
-  public StoreSpec(long operatorId, String storeName, int numPartitions, StructType keySchema,
-      StructType valueSchema, int storeIndex) {
+  public StoreSpec(
+      long operatorId,
+      String storeName,
+      int numPartitions,
+      StructType keySchema,
+      StructType valueSchema,
+      int storeIndex) {
     this(operatorId, storeName, numPartitions, keySchema, valueSchema, storeIndex, null);
   }
 

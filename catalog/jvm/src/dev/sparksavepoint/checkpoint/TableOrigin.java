@@ -8,11 +8,17 @@ package dev.sparksavepoint.checkpoint;
  * {@code queryPartitioning}: the columns the catalog's query (given with {@code --query} or
  * {@code attach(..., query=)}) partitions the operator's input by, comma-separated; or null.
  */
-public record TableOrigin(String checkpoint, Operator operator, String state, StateRef ref,
-    long batchId, boolean openedWritable, String queryPartitioning) {
+public record TableOrigin(
+    String checkpoint,
+    Operator operator,
+    String state,
+    StateRef ref,
+    long batchId,
+    boolean openedWritable,
+    String queryPartitioning) {
 
-  public TableOrigin(String checkpoint, Operator operator, String state, StateRef ref,
-      long batchId) {
+  public TableOrigin(
+      String checkpoint, Operator operator, String state, StateRef ref, long batchId) {
     this(checkpoint, operator, state, ref, batchId, false, null);
   }
 }

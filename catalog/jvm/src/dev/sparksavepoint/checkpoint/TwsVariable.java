@@ -26,17 +26,26 @@ import org.apache.spark.sql.types.StructType;
  * </ul>
  */
 public final class TwsVariable implements Serializable {
-  public enum Kind { VALUE, LIST, MAP, TIMERS }
+  public enum Kind {
+    VALUE,
+    LIST,
+    MAP,
+    TIMERS
+  }
 
   public static final String ROW_COUNTER_PREFIX = "$rowCounter_";
+
   /** The TTL index family of a variable with a TTL: {@code $ttl_<name>}. */
   public static final String TTL_PREFIX = "$ttl_";
+
   /** A list with a TTL: its smallest expiration and its element count per grouping key. */
   public static final String MIN_PREFIX = "$min_";
 
   public static final String COUNT_PREFIX = "$count_";
+
   /** The expiration field of a row of a variable with a TTL. */
   public static final String TTL_FIELD = "ttlExpirationMs";
+
   private static final String KEY_TO_TIMESTAMP = "_keyToTimestamp";
   private static final String TIMESTAMP_TO_KEY = "_timestampToKey";
 
@@ -47,16 +56,30 @@ public final class TwsVariable implements Serializable {
   private final StructType groupingKey;
   private final StructType entryKey;
   private final StructType value;
+
   /** True when the variable has a TTL: {@link #secondFamily} is its TTL index. */
   private final boolean ttl;
 
-  private TwsVariable(Kind kind, String name, String family, String secondFamily,
-      StructType groupingKey, StructType entryKey, StructType value) {
+  private TwsVariable(
+      Kind kind,
+      String name,
+      String family,
+      String secondFamily,
+      StructType groupingKey,
+      StructType entryKey,
+      StructType value) {
     this(kind, name, family, secondFamily, groupingKey, entryKey, value, false);
   }
 
-  private TwsVariable(Kind kind, String name, String family, String secondFamily,
-      StructType groupingKey, StructType entryKey, StructType value, boolean ttl) {
+  private TwsVariable(
+      Kind kind,
+      String name,
+      String family,
+      String secondFamily,
+      StructType groupingKey,
+      StructType entryKey,
+      StructType value,
+      boolean ttl) {
     this.ttl = ttl;
     this.kind = kind;
     this.name = name;
@@ -74,8 +97,8 @@ public final class TwsVariable implements Serializable {
    *     and column families this version does not know; SAVEPOINT_CORRUPT_FILE when the
    *     operator properties do not say whether the variable has a TTL
    */
-  public static TwsVariable of(String path, Operator op, TableOrigin origin,
-      ColumnFamilies families) {
+  public static TwsVariable of(
+      String path, Operator op, TableOrigin origin, ColumnFamilies families) {
     StateRef ref = origin.ref();
     if (ref.option().equals("readRegisteredTimers")) return timers(path, op, origin, families);
     String name = ref.value();
@@ -83,25 +106,40 @@ public final class TwsVariable implements Serializable {
     StateStoreColFamilySchema schema = families.schema(name);
     String type = op.stateVariables().getOrDefault(name, "");
     if (schema == null || type.isEmpty()) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "its column family " + name
-          + " is not in the state schema file.");
+      throw Errors.readOnlyState(
+          path,
+          op.uid(),
+          origin.state(),
+          "its column family " + name + " is not in the state schema file.");
     }
     if (ttl) return withTtl(path, op, origin, families, name, type, schema);
     if (type.startsWith("List")) {
-      return new TwsVariable(Kind.LIST, name, name, ROW_COUNTER_PREFIX + name,
-          schema.keySchema(), null, schema.valueSchema());
+      return new TwsVariable(
+          Kind.LIST,
+          name,
+          name,
+          ROW_COUNTER_PREFIX + name,
+          schema.keySchema(),
+          null,
+          schema.valueSchema());
     }
     if (type.startsWith("Map")) {
       StructType key = schema.keySchema();
-      return new TwsVariable(Kind.MAP, name, name, null, struct(key, "key"),
-          struct(key, "userKey"), schema.valueSchema());
-    }
-    if (type.startsWith("Value")) {
-      return new TwsVariable(Kind.VALUE, name, name, null, schema.keySchema(), null,
+      return new TwsVariable(
+          Kind.MAP,
+          name,
+          name,
+          null,
+          struct(key, "key"),
+          struct(key, "userKey"),
           schema.valueSchema());
     }
-    throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing a " + type
-        + " is not supported.");
+    if (type.startsWith("Value")) {
+      return new TwsVariable(
+          Kind.VALUE, name, name, null, schema.keySchema(), null, schema.valueSchema());
+    }
+    throw Errors.readOnlyState(
+        path, op.uid(), origin.state(), "writing a " + type + " is not supported.");
   }
 
   /**
@@ -111,43 +149,69 @@ public final class TwsVariable implements Serializable {
    * state one per grouping key at the list's smallest expiration, kept with it in
    * {@code $min_<name>}, and the element count in {@code $count_<name>} (OneToManyTTLState).
    */
-  private static TwsVariable withTtl(String path, Operator op, TableOrigin origin,
-      ColumnFamilies families, String name, String type, StateStoreColFamilySchema schema) {
+  private static TwsVariable withTtl(
+      String path,
+      Operator op,
+      TableOrigin origin,
+      ColumnFamilies families,
+      String name,
+      String type,
+      StateStoreColFamilySchema schema) {
     String index = TTL_PREFIX + name;
     boolean list = type.startsWith("List");
     StateStoreColFamilySchema indexSchema = families.schema(index);
     // the layout of Spark 4.1+: (expirationMs, elementKey as the stored key's struct)
-    boolean known = indexSchema != null && indexSchema.keySchema().size() == 2
-        && indexSchema.keySchema().fields()[1].dataType().equals(schema.keySchema())
-        && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined()
-        && (!list || (families.schema(MIN_PREFIX + name) != null
-            && families.schema(COUNT_PREFIX + name) != null));
+    boolean known =
+        indexSchema != null
+            && indexSchema.keySchema().size() == 2
+            && indexSchema.keySchema().fields()[1].dataType().equals(schema.keySchema())
+            && schema.valueSchema().getFieldIndex(TTL_FIELD).isDefined()
+            && (!list
+                || (families.schema(MIN_PREFIX + name) != null
+                    && families.schema(COUNT_PREFIX + name) != null));
     if (!known || !(list || type.startsWith("Value") || type.startsWith("Map"))) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "state variable " + name
-          + " is a " + type + " with a TTL whose index column families this version does not"
-          + " know; it is not written.");
+      throw Errors.readOnlyState(
+          path,
+          op.uid(),
+          origin.state(),
+          "state variable "
+              + name
+              + " is a "
+              + type
+              + " with a TTL whose index column families this version does not"
+              + " know; it is not written.");
     }
     StructType key = schema.keySchema();
     boolean map = type.startsWith("Map");
     Kind kind = list ? Kind.LIST : map ? Kind.MAP : Kind.VALUE;
-    return new TwsVariable(kind, name, name, index, map ? struct(key, "key") : key,
-        map ? struct(key, "userKey") : null, schema.valueSchema(), true);
+    return new TwsVariable(
+        kind,
+        name,
+        name,
+        index,
+        map ? struct(key, "key") : key,
+        map ? struct(key, "userKey") : null,
+        schema.valueSchema(),
+        true);
   }
 
-  private static TwsVariable timers(String path, Operator op, TableOrigin origin,
-      ColumnFamilies families) {
+  private static TwsVariable timers(
+      String path, Operator op, TableOrigin origin, ColumnFamilies families) {
     for (String family : families.names()) {
       if (family.endsWith(KEY_TO_TIMESTAMP)) {
-        String inverse = family.substring(0, family.length() - KEY_TO_TIMESTAMP.length())
-            + TIMESTAMP_TO_KEY;
+        String inverse =
+            family.substring(0, family.length() - KEY_TO_TIMESTAMP.length()) + TIMESTAMP_TO_KEY;
         if (families.schema(inverse) == null) break;
         StructType key = families.schema(family).keySchema();
-        return new TwsVariable(Kind.TIMERS, Operator.TIMERS_TABLE, family, inverse,
-            struct(key, "key"), null, null);
+        return new TwsVariable(
+            Kind.TIMERS, Operator.TIMERS_TABLE, family, inverse, struct(key, "key"), null, null);
       }
     }
-    throw Errors.readOnlyState(path, op.uid(), origin.state(), "the operator's timer column"
-        + " families are not in its state schema file.");
+    throw Errors.readOnlyState(
+        path,
+        op.uid(),
+        origin.state(),
+        "the operator's timer column" + " families are not in its state schema file.");
   }
 
   private static StructType struct(StructType parent, String field) {
@@ -158,11 +222,22 @@ public final class TwsVariable implements Serializable {
   private static boolean ttlEnabled(String path, Operator op, long batchId, String name) {
     OperatorProperties.Variable var = op.properties().variables().get(name);
     if (var != null && var.ttlEnabled() != null) return var.ttlEnabled();
-    throw Errors.corruptFile(path, "state/" + op.id() + "/_metadata/v2/ (operatorPropertiesJson"
-        + " of " + op.uid() + ", entry for batch " + batchId + " or the latest before it)",
-        "batch " + batchId, new IOException("no ttlEnabled flag for state variable " + name),
-        "It cannot be told whether " + name + " has a TTL, so it is not written. Restore the"
-        + " file from a copy of the checkpoint.");
+    throw Errors.corruptFile(
+        path,
+        "state/"
+            + op.id()
+            + "/_metadata/v2/ (operatorPropertiesJson"
+            + " of "
+            + op.uid()
+            + ", entry for batch "
+            + batchId
+            + " or the latest before it)",
+        "batch " + batchId,
+        new IOException("no ttlEnabled flag for state variable " + name),
+        "It cannot be told whether "
+            + name
+            + " has a TTL, so it is not written. Restore the"
+            + " file from a copy of the checkpoint.");
   }
 
   public Kind kind() {

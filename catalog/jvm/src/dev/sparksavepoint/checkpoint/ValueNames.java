@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.SparkContext$;
 import org.apache.spark.SparkContext;
+import org.apache.spark.SparkContext$;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
@@ -38,12 +38,16 @@ import org.slf4j.LoggerFactory;
 public final class ValueNames {
   /** The file, relative to the checkpoint root. */
   public static final String FILE = "_savepoint/value-names.json";
+
   /** How long a read waits for the names a query of this driver is about to record. */
   static final long EVENT_WAIT_MS = 5_000;
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Logger LOG = LoggerFactory.getLogger(ValueNames.class);
+
   /** Checkpoints (qualified roots) whose query runs in this driver and has not recorded yet. */
   private static final Set<String> EXPECTED = ConcurrentHashMap.newKeySet();
+
   /** Files found not to fit, by checkpoint and content: each is reported once. */
   private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
@@ -60,26 +64,37 @@ public final class ValueNames {
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when unreadable
    */
-  public static List<String> fitting(Checkpoint ckpt, long batchId, Operator op,
-      StructType schema) {
+  public static List<String> fitting(
+      Checkpoint ckpt, long batchId, Operator op, StructType schema) {
     Map<Long, Columns> recorded = read(ckpt);
     if (recorded.isEmpty()) return List.of();
-    List<Long> aggregations = ckpt.operators(batchId).stream()
-        .filter(o -> o.kind().hasValueNames()).map(Operator::id).toList();
+    List<Long> aggregations =
+        ckpt.operators(batchId).stream()
+            .filter(o -> o.kind().hasValueNames())
+            .map(Operator::id)
+            .toList();
     Columns columns = recorded.get(op.id());
     List<String> buffers = valueFields(schema);
-    String misfit = !aggregations.containsAll(recorded.keySet())
-        ? "it names operators " + recorded.keySet() + ", the checkpoint's aggregations are "
-            + aggregations
-        : columns == null ? "it has no names for " + op.uid()
-        : !columns.buffers().equals(buffers)
-            ? op.uid() + " holds " + buffers + ", not " + columns.buffers()
-            : null;
+    String misfit =
+        !aggregations.containsAll(recorded.keySet())
+            ? "it names operators "
+                + recorded.keySet()
+                + ", the checkpoint's aggregations are "
+                + aggregations
+            : columns == null
+                ? "it has no names for " + op.uid()
+                : !columns.buffers().equals(buffers)
+                    ? op.uid() + " holds " + buffers + ", not " + columns.buffers()
+                    : null;
     if (misfit == null) return columns.names();
     if (REPORTED.add(ckpt.location() + recorded)) {
-      LOG.warn("{} of checkpoint '{}' does not fit the checkpoint ({}): it was recorded by"
-          + " another version of the query; value columns keep Spark's names until the query"
-          + " runs again with spark-savepoint's settings.", FILE, ckpt.location(), misfit);
+      LOG.warn(
+          "{} of checkpoint '{}' does not fit the checkpoint ({}): it was recorded by"
+              + " another version of the query; value columns keep Spark's names until the query"
+              + " runs again with spark-savepoint's settings.",
+          FILE,
+          ckpt.location(),
+          misfit);
     }
     return List.of();
   }
@@ -90,7 +105,11 @@ public final class ValueNames {
     try {
       return read(ckpt.fileSystem(), ckpt.root());
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(ckpt.location(), FILE, "the checkpoint", e,
+      throw Errors.corruptFile(
+          ckpt.location(),
+          FILE,
+          "the checkpoint",
+          e,
           "Remove the file (value columns keep Spark's names) or run the query again.");
     }
   }
@@ -99,11 +118,17 @@ public final class ValueNames {
     Map<Long, Columns> recorded = new TreeMap<>();
     for (Map.Entry<String, JsonNode> field :
         CheckpointFiles.jsonFields(fs, new Path(root, FILE)).entrySet()) {
-      Columns columns = new Columns(texts(field.getValue().get("buffers")),
-          texts(field.getValue().get("names")));
+      Columns columns =
+          new Columns(texts(field.getValue().get("buffers")), texts(field.getValue().get("names")));
       if (columns.buffers().size() != columns.names().size() || columns.buffers().contains(null)) {
-        throw new IOException("operator " + field.getKey() + " has " + columns.buffers().size()
-            + " buffers and " + columns.names().size() + " names");
+        throw new IOException(
+            "operator "
+                + field.getKey()
+                + " has "
+                + columns.buffers().size()
+                + " buffers and "
+                + columns.names().size()
+                + " names");
       }
       recorded.put(Long.parseLong(field.getKey()), columns);
     }
@@ -126,15 +151,20 @@ public final class ValueNames {
       // unreadable: replaced below
     }
     ObjectNode node = JSON.createObjectNode();
-    sorted.forEach((id, c) -> {
-      ObjectNode entry = node.putObject(Long.toString(id));
-      ArrayNode buffers = entry.putArray("buffers");
-      c.buffers().forEach(buffers::add);
-      ArrayNode names = entry.putArray("names");
-      c.names().forEach(names::add);
-    });
-    CheckpointFiles.replace(new Path(root, FILE), JSON.writerWithDefaultPrettyPrinter()
-        .writeValueAsString(node).getBytes(StandardCharsets.UTF_8), conf);
+    sorted.forEach(
+        (id, c) -> {
+          ObjectNode entry = node.putObject(Long.toString(id));
+          ArrayNode buffers = entry.putArray("buffers");
+          c.buffers().forEach(buffers::add);
+          ArrayNode names = entry.putArray("names");
+          c.names().forEach(names::add);
+        });
+    CheckpointFiles.replace(
+        new Path(root, FILE),
+        JSON.writerWithDefaultPrettyPrinter()
+            .writeValueAsString(node)
+            .getBytes(StandardCharsets.UTF_8),
+        conf);
     return true;
   }
 
@@ -147,9 +177,11 @@ public final class ValueNames {
   public static void copy(Checkpoint from, Path root, Map<Long, Long> ids, Configuration conf)
       throws IOException {
     Map<Long, Columns> kept = new TreeMap<>();
-    read(from).forEach((id, columns) -> {
-      if (ids.containsKey(id)) kept.put(ids.get(id), columns);
-    });
+    read(from)
+        .forEach(
+            (id, columns) -> {
+              if (ids.containsKey(id)) kept.put(ids.get(id), columns);
+            });
     if (!kept.isEmpty()) record(root, kept, conf);
   }
 
@@ -193,6 +225,7 @@ public final class ValueNames {
     return Arrays.stream(schema.fields())
         .filter(f -> f.name().equals("value") && f.dataType() instanceof StructType)
         .flatMap(f -> Arrays.stream(((StructType) f.dataType()).fields()))
-        .map(StructField::name).toList();
+        .map(StructField::name)
+        .toList();
   }
 }

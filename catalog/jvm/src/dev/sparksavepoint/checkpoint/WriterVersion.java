@@ -40,20 +40,33 @@ public final class WriterVersion {
 
   private static final String SQL = "spark.sql.";
   private static final String STREAMING = SQL + "streaming.";
+
   /** The releases before 4.0, oldest first. */
-  private static final List<Mark> OLD_MARKS = List.of(
-      new Mark("2.4", List.of(STREAMING + "multipleWatermarkPolicy",
-          STREAMING + "aggregation.stateFormatVersion",
-          STREAMING + "flatMapGroupsWithState.stateFormatVersion")),
-      new Mark("3.0", List.of(STREAMING + "join.stateFormatVersion")),
-      new Mark("3.1", List.of(STREAMING + "stateStore.compression.codec")),
-      new Mark("3.2", List.of(STREAMING + "stateStore.rocksdb.formatVersion")),
-      new Mark(OLDEST, List.of(STREAMING + "statefulOperator.useStrictDistribution")));
-  private static final List<Mark> MARKS = List.of(
-      new Mark("4.2", List.of(STREAMING + "stateStore.rowChecksum.enabled",
-          STREAMING + "stateStore.rocksdb.mergeOperatorVersion")),
-      new Mark("4.3", List.of(SQL + "dropDuplicates.deterministicKeyOrder.enabled",
-          STREAMING + "statefulOperator.alwaysNullableOutput.enabled")));
+  private static final List<Mark> OLD_MARKS =
+      List.of(
+          new Mark(
+              "2.4",
+              List.of(
+                  STREAMING + "multipleWatermarkPolicy",
+                  STREAMING + "aggregation.stateFormatVersion",
+                  STREAMING + "flatMapGroupsWithState.stateFormatVersion")),
+          new Mark("3.0", List.of(STREAMING + "join.stateFormatVersion")),
+          new Mark("3.1", List.of(STREAMING + "stateStore.compression.codec")),
+          new Mark("3.2", List.of(STREAMING + "stateStore.rocksdb.formatVersion")),
+          new Mark(OLDEST, List.of(STREAMING + "statefulOperator.useStrictDistribution")));
+
+  private static final List<Mark> MARKS =
+      List.of(
+          new Mark(
+              "4.2",
+              List.of(
+                  STREAMING + "stateStore.rowChecksum.enabled",
+                  STREAMING + "stateStore.rocksdb.mergeOperatorVersion")),
+          new Mark(
+              "4.3",
+              List.of(
+                  SQL + "dropDuplicates.deterministicKeyOrder.enabled",
+                  STREAMING + "statefulOperator.alwaysNullableOutput.enabled")));
   private static final String V40_CONF = STREAMING + "stateStore.encodingFormat";
 
   private WriterVersion() {}
@@ -67,8 +80,11 @@ public final class WriterVersion {
    * <p>{@code of(Map.of("spark.sql.shuffle.partitions", "5"), false, false, false)} is
    * {@code "2.2 or 2.3"}.
    */
-  public static String of(Map<String, String> recordedConf, boolean commitWatermark,
-      boolean operatorMetadata, boolean stateChecksums) {
+  public static String of(
+      Map<String, String> recordedConf,
+      boolean commitWatermark,
+      boolean operatorMetadata,
+      boolean stateChecksums) {
     String version = commitWatermark ? "2.4" : "2.2 or 2.3";
     for (Mark mark : OLD_MARKS) {
       if (mark.recordedConfs().stream().anyMatch(recordedConf::containsKey)) {

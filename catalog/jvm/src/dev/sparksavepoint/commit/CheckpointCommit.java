@@ -48,31 +48,39 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreId;
 public final class CheckpointCommit {
   /** How long a rollback waits for the write's remaining tasks to end. */
   static final long TASK_WAIT_MS = 60_000;
+
   /** Clean-up passes of a rollback at most, and the pause after each. */
   static final int CLEANUP_PASSES = 20;
+
   static final long CLEANUP_PAUSE_MS = 150;
 
   private final BatchPlan plan;
   private final FileSystem fs;
   private final EditClaim claim;
+
   /** What the edit does, as its claim says ("upsert into savepoint state agg_0.default ..."). */
   private final String what;
+
   /** Version N+2 files in the write's store partitions before the write (normally none). */
   private final Set<String> before;
+
   /** Set when commits/N+1 turned out to exist: a query re-ran and committed the batch. */
   private boolean committedByOther;
+
   /**
    * Files the edit wrote besides state and claim, which a rollback removes: offsets/N+2
    * ({@link #planNext}), the sink log's entry, a file source's log entry ({@link #wrote}).
    */
   private final List<Path> created = new ArrayList<>();
+
   /** The watermark commits/N+1 sets for the next batch, when not commits/N's. */
   private Long nextWatermarkMs;
+
   /** Set once commits/N+1 is written: from then on nothing of the edit may be removed. */
   private boolean committed;
 
-  private CheckpointCommit(BatchPlan plan, FileSystem fs, EditClaim claim, String what,
-      Set<String> before) {
+  private CheckpointCommit(
+      BatchPlan plan, FileSystem fs, EditClaim claim, String what, Set<String> before) {
     this.plan = plan;
     this.fs = fs;
     this.claim = claim;
@@ -90,8 +98,8 @@ public final class CheckpointCommit {
   }
 
   /** {@link #begin}; {@code overrideRivals}: ignore other claims (recover --force). */
-  public static CheckpointCommit begin(BatchPlan plan, String what, boolean planned,
-      boolean overrideRivals) {
+  public static CheckpointCommit begin(
+      BatchPlan plan, String what, boolean planned, boolean overrideRivals) {
     return begin(plan, what, planned, overrideRivals, null);
   }
 
@@ -103,8 +111,8 @@ public final class CheckpointCommit {
     return begin(plan, what, false, false, offsetsEntry);
   }
 
-  private static CheckpointCommit begin(BatchPlan plan, String what, boolean planned,
-      boolean overrideRivals, byte[] offsetsEntry) {
+  private static CheckpointCommit begin(
+      BatchPlan plan, String what, boolean planned, boolean overrideRivals, byte[] offsetsEntry) {
     EditClaim claim = EditClaim.take(plan, what, overrideRivals);
     if (!planned) claim.planBatch(plan.hadoopConf(), offsetsEntry);
     try {
@@ -153,8 +161,11 @@ public final class CheckpointCommit {
     List<Path> folders = new ArrayList<>();
     for (StoreSpec spec : plan.stores()) {
       for (int p = 0; p < spec.numPartitions(); p++) {
-        folders.add(new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
-            spec.storeName()).storeCheckpointLocation().toString()));
+        folders.add(
+            new Path(
+                new StateStoreId(plan.stateLocation(), spec.operatorId(), p, spec.storeName())
+                    .storeCheckpointLocation()
+                    .toString()));
       }
     }
     return folders;
@@ -219,8 +230,9 @@ public final class CheckpointCommit {
         commit = CheckpointLog.withStateUniqueIds(commit, stateUniqueIds(plan, commits));
       }
       if (nextWatermarkMs != null) {
-        commit = CheckpointLog.withMetadataField(commit, "nextBatchWatermarkMs",
-            LongNode.valueOf(nextWatermarkMs));
+        commit =
+            CheckpointLog.withMetadataField(
+                commit, "nextBatchWatermarkMs", LongNode.valueOf(nextWatermarkMs));
       }
       commit = EditToken.stamp(commit, claim.id());
       log.create(next, commit, plan.hadoopConf(), () -> CrashPoint.reach("commit-temp"));
@@ -229,9 +241,14 @@ public final class CheckpointCommit {
       committedByOther = true;
       // Only a query started during the edit re-runs batch N+1 and commits it: its state files
       // are now committed; none of them may be removed.
-      throw Errors.concurrentWrite(plan.checkpoint(), next, "a streaming query started on the"
-          + " checkpoint during the edit re-ran and committed batch " + next + "; the edit is"
-          + " not applied. Stop the query before editing");
+      throw Errors.concurrentWrite(
+          plan.checkpoint(),
+          next,
+          "a streaming query started on the"
+              + " checkpoint during the edit re-ran and committed batch "
+              + next
+              + "; the edit is"
+              + " not applied. Stop the query before editing");
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "write commits/" + next, e);
     }
@@ -357,7 +374,7 @@ public final class CheckpointCommit {
     for (PartitionCommit c : commits) {
       if (c.covers(spec, partition)) return c.checkpointId();
     }
-    throw new IllegalStateException("[SAVEPOINT_INTERNAL] no commit for " + spec.describe()
-        + " partition " + partition);
+    throw new IllegalStateException(
+        "[SAVEPOINT_INTERNAL] no commit for " + spec.describe() + " partition " + partition);
   }
 }

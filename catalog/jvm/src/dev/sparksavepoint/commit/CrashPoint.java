@@ -67,31 +67,36 @@ public final class CrashPoint {
       return;
     }
     try {
-      Files.walkFileTree(from, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
-            throws IOException {
-          Files.createDirectories(to.resolve(from.relativize(dir).toString()));
-          return FileVisitResult.CONTINUE;
-        }
+      Files.walkFileTree(
+          from,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs)
+                throws IOException {
+              Files.createDirectories(to.resolve(from.relativize(dir).toString()));
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          try {
-            Files.copy(file, to.resolve(from.relativize(file).toString()),
-                StandardCopyOption.COPY_ATTRIBUTES);
-          } catch (NoSuchFileException e) {
-            // renamed or removed by a task meanwhile: as a kill a moment later would find it
-          }
-          return FileVisitResult.CONTINUE;
-        }
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs)
+                throws IOException {
+              try {
+                Files.copy(
+                    file,
+                    to.resolve(from.relativize(file).toString()),
+                    StandardCopyOption.COPY_ATTRIBUTES);
+              } catch (NoSuchFileException e) {
+                // renamed or removed by a task meanwhile: as a kill a moment later would find it
+              }
+              return FileVisitResult.CONTINUE;
+            }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-          if (e instanceof NoSuchFileException) return FileVisitResult.CONTINUE; // the same
-          throw e;
-        }
-      });
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+              if (e instanceof NoSuchFileException) return FileVisitResult.CONTINUE; // the same
+              throw e;
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException("crash point snapshot " + name, e);
     }

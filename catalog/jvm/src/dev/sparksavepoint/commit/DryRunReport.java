@@ -12,8 +12,14 @@ import org.slf4j.LoggerFactory;
  * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
  * {@code spark_savepoint.dry_run(spark, statement)}).
  */
-public record DryRunReport(String checkpoint, String table, long batchId, long added,
-    long changed, long removed, List<String> samples) {
+public record DryRunReport(
+    String checkpoint,
+    String table,
+    long batchId,
+    long added,
+    long changed,
+    long removed,
+    List<String> samples) {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
   private static volatile DryRunReport last;
 
@@ -28,10 +34,17 @@ public record DryRunReport(String checkpoint, String table, long batchId, long a
   }
 
   /** Reports (logs and keeps) what a dry run of an edit of {@code table} found. */
-  public static DryRunReport of(BatchPlan plan, String table, long added, long changed,
-      long removed, List<String> samples) {
-    DryRunReport report = new DryRunReport(plan.checkpoint(), table,
-        CheckpointLog.nextBatch(plan.batchId()), added, changed, removed, List.copyOf(samples));
+  public static DryRunReport of(
+      BatchPlan plan, String table, long added, long changed, long removed, List<String> samples) {
+    DryRunReport report =
+        new DryRunReport(
+            plan.checkpoint(),
+            table,
+            CheckpointLog.nextBatch(plan.batchId()),
+            added,
+            changed,
+            removed,
+            List.copyOf(samples));
     last = report;
     LOG.info(report.describe());
     return report;
@@ -47,9 +60,20 @@ public record DryRunReport(String checkpoint, String table, long batchId, long a
    * 3 of '/c' if run; nothing written)".
    */
   public String describe() {
-    String what = "savepoint: dry run of " + table + ": " + added + " added, " + changed
-        + " changed, " + removed + " removed";
-    return what + (unchanged() ? " (no batch would be committed in '" + checkpoint + "')"
-        : " (batch " + batchId + " of '" + checkpoint + "' if run)") + "; nothing written";
+    String what =
+        "savepoint: dry run of "
+            + table
+            + ": "
+            + added
+            + " added, "
+            + changed
+            + " changed, "
+            + removed
+            + " removed";
+    return what
+        + (unchanged()
+            ? " (no batch would be committed in '" + checkpoint + "')"
+            : " (batch " + batchId + " of '" + checkpoint + "' if run)")
+        + "; nothing written";
   }
 }

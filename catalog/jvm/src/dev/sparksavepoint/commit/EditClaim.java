@@ -43,6 +43,7 @@ import org.apache.hadoop.fs.Path;
 public final class EditClaim {
   public static final String FOLDER = "_savepoint/edits";
   private static final ObjectMapper JSON = new ObjectMapper();
+
   /**
    * Set in claims whose commit carries their id ({@link EditToken}): only of those can a
    * commit without it prove that another writer committed the batch.
@@ -62,8 +63,8 @@ public final class EditClaim {
   private final List<Path> createdFolders;
   private boolean offsetsCreated;
 
-  private EditClaim(String location, FileSystem fs, Path root, long batch, Path own,
-      List<Path> createdFolders) {
+  private EditClaim(
+      String location, FileSystem fs, Path root, long batch, Path own, List<Path> createdFolders) {
     this.location = location;
     this.fs = fs;
     this.root = root;
@@ -100,8 +101,8 @@ public final class EditClaim {
       CrashPoint.reach("claimed");
       return claim;
     } catch (IOException e) {
-      throw Errors.writeFailed(location, "claim batch "
-          + CheckpointLog.nextBatch(plan.batchId()), e);
+      throw Errors.writeFailed(
+          location, "claim batch " + CheckpointLog.nextBatch(plan.batchId()), e);
     }
   }
 
@@ -119,10 +120,13 @@ public final class EditClaim {
   }
 
   /** Records batch {@code batch} of a new checkpoint as made by this tool (empty savepoints). */
-  public static void recordBatch(Path root, long batch, String what,
-      org.apache.hadoop.conf.Configuration conf) throws IOException {
-    CheckpointFiles.writeNew(new Path(new Path(root, FOLDER), fileName(batch, UUID.randomUUID())),
-        record(batch, what, false), conf);
+  public static void recordBatch(
+      Path root, long batch, String what, org.apache.hadoop.conf.Configuration conf)
+      throws IOException {
+    CheckpointFiles.writeNew(
+        new Path(new Path(root, FOLDER), fileName(batch, UUID.randomUUID())),
+        record(batch, what, false),
+        conf);
   }
 
   /** The name of a claim file: {@code <batch>.<writer's uuid>.json}. */
@@ -154,10 +158,11 @@ public final class EditClaim {
   }
 
   /** The claim file's content: which batch, which process, when, and what it edits. */
-  private static byte[] record(long batch, String what, boolean marksCommit)
-      throws IOException {
+  private static byte[] record(long batch, String what, boolean marksCommit) throws IOException {
     ObjectNode json = JSON.createObjectNode();
-    json.put("batch", batch).put("edit", what).put("claimedAt", Instant.now().toString())
+    json.put("batch", batch)
+        .put("edit", what)
+        .put("claimedAt", Instant.now().toString())
         .put(MARKS, marksCommit);
     WriterProcess.current().writeTo(json);
     return JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
@@ -213,8 +218,10 @@ public final class EditClaim {
       offsetsCreated = true;
     } catch (FileAlreadyExistsException e) {
       release();
-      throw Errors.concurrentWrite(location, batch, "offsets/" + batch + " appeared: a"
-          + " streaming query started batch " + batch);
+      throw Errors.concurrentWrite(
+          location,
+          batch,
+          "offsets/" + batch + " appeared: a" + " streaming query started batch " + batch);
     } catch (IOException e) {
       release();
       throw Errors.writeFailed(location, "write offsets/" + batch, e);
@@ -264,7 +271,12 @@ public final class EditClaim {
   // ---- reading claims ----
 
   /** One claim file: its name, the batch it claims, its writer and what it edits. */
-  record Claim(String file, long batch, WriterProcess writer, String edit, String claimedAt,
+  record Claim(
+      String file,
+      long batch,
+      WriterProcess writer,
+      String edit,
+      String claimedAt,
       boolean marksCommit) {
     String describe() {
       return edit + " by " + writer.describe() + ", claimed " + claimedAt;
@@ -304,9 +316,14 @@ public final class EditClaim {
       } catch (IOException e) {
         json = JSON.createObjectNode(); // being written: a live claim of unknown origin
       }
-      claims.add(new Claim(name, batch, WriterProcess.readFrom(json),
-          json.path("edit").asText("an edit"), json.path("claimedAt").asText("?"),
-          json.path(MARKS).asBoolean(false)));
+      claims.add(
+          new Claim(
+              name,
+              batch,
+              WriterProcess.readFrom(json),
+              json.path("edit").asText("an edit"),
+              json.path("claimedAt").asText("?"),
+              json.path(MARKS).asBoolean(false)));
     }
     claims.sort((a, b) -> a.file().compareTo(b.file()));
     return claims;

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
  * {@code sql_ext.last_edit(spark)}).
  */
-public record EditReport(String checkpoint, String table, long batchId, long written,
-    long removed, String warning) {
+public record EditReport(
+    String checkpoint, String table, long batchId, long written, long removed, String warning) {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
   private static volatile EditReport last;
 
@@ -38,13 +38,18 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
   }
 
   /** Reports (logs and keeps) what an edit of {@code table} did. */
-  public static EditReport of(BatchPlan plan, String table, List<PartitionCommit> commits,
-      boolean committed) {
+  public static EditReport of(
+      BatchPlan plan, String table, List<PartitionCommit> commits, boolean committed) {
     long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
     long removed = commits.stream().mapToLong(PartitionCommit::removed).sum();
-    EditReport report = new EditReport(plan.checkpoint(), table,
-        committed ? CheckpointLog.nextBatch(plan.batchId()) : -1, written, removed,
-        warning(plan));
+    EditReport report =
+        new EditReport(
+            plan.checkpoint(),
+            table,
+            committed ? CheckpointLog.nextBatch(plan.batchId()) : -1,
+            written,
+            removed,
+            warning(plan));
     return record(report);
   }
 
@@ -54,14 +59,22 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
    */
   public static EditReport replaced(BatchPlan plan, String table, List<PartitionCommit> commits) {
     long written = commits.stream().mapToLong(PartitionCommit::upserted).sum();
-    return record(new EditReport(plan.checkpoint(), table,
-        CheckpointLog.nextBatch(plan.batchId()), written, REPLACED, warning(plan)));
+    return record(
+        new EditReport(
+            plan.checkpoint(),
+            table,
+            CheckpointLog.nextBatch(plan.batchId()),
+            written,
+            REPLACED,
+            warning(plan)));
   }
 
   /** The plan's notices as one line ("savepoint: ... '/c': a; b"), or null. */
   private static String warning(BatchPlan plan) {
     if (plan.notices().isEmpty()) return null;
-    return "savepoint: before editing '" + plan.checkpoint() + "', "
+    return "savepoint: before editing '"
+        + plan.checkpoint()
+        + "', "
         + String.join("; ", plan.notices());
   }
 
@@ -79,13 +92,25 @@ public record EditReport(String checkpoint, String table, long batchId, long wri
   /** One line, e.g. "savepoint: agg_0.default: 3 entries written, 1 removed: batch 5 of '/c'". */
   public String describe() {
     if (!committed()) {
-      return "savepoint: " + table + ": no entry changed, no batch committed in '" + checkpoint
+      return "savepoint: "
+          + table
+          + ": no entry changed, no batch committed in '"
+          + checkpoint
           + "'";
     }
     String entries = written + (written == 1 ? " entry" : " entries");
-    String what = removed == REPLACED ? "state replaced by " + entries
-        : entries + " written, " + removed + " removed";
-    return "savepoint: " + table + ": " + what + ": committed as batch " + batchId + " of '"
-        + checkpoint + "'";
+    String what =
+        removed == REPLACED
+            ? "state replaced by " + entries
+            : entries + " written, " + removed + " removed";
+    return "savepoint: "
+        + table
+        + ": "
+        + what
+        + ": committed as batch "
+        + batchId
+        + " of '"
+        + checkpoint
+        + "'";
   }
 }

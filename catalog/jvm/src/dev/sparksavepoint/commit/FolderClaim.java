@@ -54,7 +54,8 @@ public final class FolderClaim {
   static FolderClaim read(FileSystem fs, Path root) {
     Map<String, JsonNode> fields = Checkpoint.unfinishedClaim(fs, root);
     if (fields == null) return null;
-    return new FolderClaim(fields.get(Checkpoint.CLAIM_FIELD).asText(),
+    return new FolderClaim(
+        fields.get(Checkpoint.CLAIM_FIELD).asText(),
         WriterProcess.readFrom(JSON.valueToTree(fields)));
   }
 
@@ -74,7 +75,11 @@ public final class FolderClaim {
       throw Errors.unfinishedCheckpoint(location, claim.action, claim.writer.describe());
     }
     for (FileStatus child : fs.listStatus(root)) fs.delete(child.getPath(), true);
-    return "removed what the unfinished " + claim.action + " (" + claim.writer.describe()
-        + (force ? "" : ", ended") + ") wrote: the folder is empty, run it again";
+    return "removed what the unfinished "
+        + claim.action
+        + " ("
+        + claim.writer.describe()
+        + (force ? "" : ", ended")
+        + ") wrote: the folder is empty, run it again";
   }
 }

@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class InterruptedEdit {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
+
   /** Checkpoint and batch of the interrupted edits {@link #noticeOnRead} has told of. */
   private static final Set<String> NOTICED = ConcurrentHashMap.newKeySet();
 
@@ -46,13 +47,24 @@ public final class InterruptedEdit {
     }
     if (claims.isEmpty() || !NOTICED.add(ckpt.location() + "@" + batch)) return null;
     boolean gone = claims.stream().allMatch(c -> c.writer().isGone());
-    String line = "savepoint: batch " + batch + " of '" + ckpt.location() + "' was planned by"
-        + " an edit that has not committed (" + String.join("; ",
-        claims.stream().map(EditClaim.Claim::describe).toList()) + "); reads show batch " + last
-        + ". " + (gone ? "Its writer is gone: the next edit, `spark-savepoint recover "
-        + ckpt.location() + "` or the restarted query completes the batch without the edit."
-        : "If its writer has stopped, `spark-savepoint recover " + ckpt.location()
-        + " --force` completes the batch without the edit.");
+    String line =
+        "savepoint: batch "
+            + batch
+            + " of '"
+            + ckpt.location()
+            + "' was planned by"
+            + " an edit that has not committed ("
+            + String.join("; ", claims.stream().map(EditClaim.Claim::describe).toList())
+            + "); reads show batch "
+            + last
+            + ". "
+            + (gone
+                ? "Its writer is gone: the next edit, `spark-savepoint recover "
+                    + ckpt.location()
+                    + "` or the restarted query completes the batch without the edit."
+                : "If its writer has stopped, `spark-savepoint recover "
+                    + ckpt.location()
+                    + " --force` completes the batch without the edit.");
     LOG.warn(line);
     return line;
   }
@@ -78,11 +90,11 @@ public final class InterruptedEdit {
       throw Errors.io(ckpt.location(), e);
     }
     if (claims.isEmpty()) return null; // no edit of ours planned it
-    EditClaim.Claim running = claims.stream().filter(c -> c.writer().isRunningHere())
-        .findFirst().orElse(null);
+    EditClaim.Claim running =
+        claims.stream().filter(c -> c.writer().isRunningHere()).findFirst().orElse(null);
     if (running != null) {
-      throw Errors.concurrentWrite(ckpt.location(), batch, "another edit is writing it ("
-          + running.describe() + ")");
+      throw Errors.concurrentWrite(
+          ckpt.location(), batch, "another edit is writing it (" + running.describe() + ")");
     }
     String edits = String.join("; ", claims.stream().map(EditClaim.Claim::describe).toList());
     if (!force && !claims.stream().allMatch(c -> c.writer().isGone())) {

@@ -39,8 +39,9 @@ public final class Leftovers {
    */
   public static String remove(FileSystem fs, Path root) throws IOException {
     int claims = removeDeadClaims(fs, root);
-    int temps = removeTemps(fs, new Path(root, CheckpointLog.OFFSETS))
-        + removeTemps(fs, new Path(root, CheckpointLog.COMMITS));
+    int temps =
+        removeTemps(fs, new Path(root, CheckpointLog.OFFSETS))
+            + removeTemps(fs, new Path(root, CheckpointLog.COMMITS));
     if (claims + temps == 0) return null;
     List<String> what = new ArrayList<>();
     if (claims > 0) what.add(claims + " claim file" + (claims == 1 ? "" : "s"));
@@ -66,8 +67,10 @@ public final class Leftovers {
     for (EditClaim.Claim claim : EditClaim.claims(fs, root, b -> b >= oldest)) {
       if (!claim.writer().isGone()) continue;
       String committedBy = EditToken.of(fs, root, claim.batch());
-      boolean dead = committedBy == null ? !fs.exists(offsets.file(claim.batch()))
-          : claim.marksCommit() && !committedBy.equals(claim.id());
+      boolean dead =
+          committedBy == null
+              ? !fs.exists(offsets.file(claim.batch()))
+              : claim.marksCommit() && !committedBy.equals(claim.id());
       if (dead && fs.delete(new Path(new Path(root, EditClaim.FOLDER), claim.file()), false)) {
         removed++;
       }
@@ -85,7 +88,8 @@ public final class Leftovers {
     int removed = 0;
     for (FileStatus status : files) {
       Matcher temp = TEMP.matcher(status.getPath().getName());
-      if (temp.matches() && fs.exists(new Path(log, temp.group(1)))
+      if (temp.matches()
+          && fs.exists(new Path(log, temp.group(1)))
           && fs.delete(status.getPath(), false)) {
         removed++;
       }

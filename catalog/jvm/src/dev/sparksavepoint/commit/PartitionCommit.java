@@ -13,7 +13,8 @@ public record PartitionCommit(
     int partition,
     String checkpointId,
     long upserted,
-    long removed) implements WriterCommitMessage {
+    long removed)
+    implements WriterCommitMessage {
 
   /** True when this commit is for {@code spec}'s partition {@code p}. */
   public boolean covers(StoreSpec spec, int p) {

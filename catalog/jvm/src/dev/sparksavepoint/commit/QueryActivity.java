@@ -36,24 +36,32 @@ import org.apache.spark.sql.execution.streaming.runtime.StreamingQueryWrapper;
 public final class QueryActivity {
   static final long MIN_WINDOW_MS = 5_000;
   static final long MAX_WINDOW_MS = 600_000;
+
   /** Batches looked at to learn the query's usual interval. */
   static final int HISTORY = 10;
 
   private QueryActivity() {}
 
   /** Throws SAVEPOINT_QUERY_RUNNING or SAVEPOINT_QUERY_ALIVE when the query may run. */
-  public static void check(SparkSession spark, Checkpoint ckpt, String uid, String state,
-      boolean force) {
+  public static void check(
+      SparkSession spark, Checkpoint ckpt, String uid, String state, boolean force) {
     String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
     for (var query : spark.streams().active()) {
       if (query instanceof StreamingQueryWrapper w
           && new Path(w.streamingQuery().resolvedCheckpointRoot()).toString().equals(target)) {
-        throw Errors.queryRunning(ckpt.location(), uid, state,
+        throw Errors.queryRunning(
+            ckpt.location(),
+            uid,
+            state,
             query.name() == null ? query.id().toString() : query.name());
       }
     }
-    if (force || spark.sessionState().conf().getConfString(Settings.WRITE_FORCE, "false")
-        .equalsIgnoreCase("true")) {
+    if (force
+        || spark
+            .sessionState()
+            .conf()
+            .getConfString(Settings.WRITE_FORCE, "false")
+            .equalsIgnoreCase("true")) {
       return;
     }
     List<RunRecords.Run> runs;
@@ -65,9 +73,15 @@ public final class QueryActivity {
     long now = System.currentTimeMillis();
     for (RunRecords.Run run : runs) {
       if (run.alive(now)) {
-        throw Errors.queryAlive(ckpt.location(), uid, state, "it runs: " + run.describe(now)
-            + "; a run counts as alive until it stops or is not heard from for "
-            + RunRecords.seconds(run.leaseMs()), Settings.WRITE_FORCE);
+        throw Errors.queryAlive(
+            ckpt.location(),
+            uid,
+            state,
+            "it runs: "
+                + run.describe(now)
+                + "; a run counts as alive until it stops or is not heard from for "
+                + RunRecords.seconds(run.leaseMs()),
+            Settings.WRITE_FORCE);
       }
     }
     Activity activity = Activity.of(ckpt);
@@ -80,8 +94,8 @@ public final class QueryActivity {
     Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
     if (stopped != null && activity.committedMs() <= stopped) return;
     if (activity.age() < activity.window()) {
-      throw Errors.queryAlive(ckpt.location(), uid, state, activity.describe(),
-          Settings.WRITE_FORCE);
+      throw Errors.queryAlive(
+          ckpt.location(), uid, state, activity.describe(), Settings.WRITE_FORCE);
     }
   }
 
@@ -100,8 +114,8 @@ public final class QueryActivity {
       }
       List<Long> batches = ckpt.committedBatches();
       batches.removeAll(edits);
-      List<Long> recent = batches.subList(Math.max(0, batches.size() - HISTORY - 1),
-          batches.size());
+      List<Long> recent =
+          batches.subList(Math.max(0, batches.size() - HISTORY - 1), batches.size());
       List<long[]> queryBatches = new ArrayList<>(); // [batch id, batch timestamp]
       for (long batch : recent) {
         long timestamp = ckpt.batchTimestampMs(batch);
@@ -142,10 +156,19 @@ public final class QueryActivity {
     }
 
     String describe() {
-      return "its last batch " + batchId + " was committed " + RunRecords.seconds(age()) + " ago ("
-          + Instant.ofEpochMilli(committedMs) + ")" + (intervalMs > 0 ? ", and it has committed"
-          + " a batch about every " + RunRecords.seconds(intervalMs) : "") + ": it counts as alive for "
-          + RunRecords.seconds(window) + " after a batch";
+      return "its last batch "
+          + batchId
+          + " was committed "
+          + RunRecords.seconds(age())
+          + " ago ("
+          + Instant.ofEpochMilli(committedMs)
+          + ")"
+          + (intervalMs > 0
+              ? ", and it has committed" + " a batch about every " + RunRecords.seconds(intervalMs)
+              : "")
+          + ": it counts as alive for "
+          + RunRecords.seconds(window)
+          + " after a batch";
     }
   }
 }

@@ -34,17 +34,24 @@ import org.slf4j.LoggerFactory;
 public final class QueryRuns extends StreamingQueryListener {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.runs");
   private static final long RUNNING = Long.MAX_VALUE;
+
   /** How long a write waits for a just-stopped query's termination event. */
   static final long EVENT_WAIT_MS = 5_000;
+
   /** Query id -> when this driver saw its last run stop (epoch ms), or RUNNING. */
   private static final Map<UUID, Long> STOPPED_AT = new ConcurrentHashMap<>();
+
   /** The runs of this driver that keep a record: run id -> where, and its renewal. */
   private static final Map<UUID, Recorded> RECORDED = new ConcurrentHashMap<>();
 
   private static volatile ScheduledExecutorService renewals;
 
   /** A run whose record this driver keeps. */
-  private record Recorded(Path root, FileSystem fs, Configuration conf, RunRecords.Run run,
+  private record Recorded(
+      Path root,
+      FileSystem fs,
+      Configuration conf,
+      RunRecords.Run run,
       ScheduledFuture<?> renewal) {}
 
   /**
@@ -71,8 +78,12 @@ public final class QueryRuns extends StreamingQueryListener {
     try {
       record(event.id(), event.runId());
     } catch (IOException | RuntimeException e) {
-      LOG.warn("spark-savepoint: could not record that query " + event.id() + " runs (edits"
-          + " of its checkpoint fall back to guessing from its batch times): " + e);
+      LOG.warn(
+          "spark-savepoint: could not record that query "
+              + event.id()
+              + " runs (edits"
+              + " of its checkpoint fall back to guessing from its batch times): "
+              + e);
     }
   }
 
@@ -92,7 +103,8 @@ public final class QueryRuns extends StreamingQueryListener {
 
   private static void recordStop(QueryTerminatedEvent event, Recorded recorded) {
     try {
-      RunRecords.Run stopped = recorded.run().stopped(lastCommitted(recorded.fs(), recorded.root()));
+      RunRecords.Run stopped =
+          recorded.run().stopped(lastCommitted(recorded.fs(), recorded.root()));
       RunRecords.write(recorded.fs(), recorded.root(), stopped, recorded.conf(), false);
     } catch (IOException | RuntimeException e) {
       LOG.warn("spark-savepoint: could not record that query " + event.id() + " stopped: " + e);
@@ -110,8 +122,13 @@ public final class QueryRuns extends StreamingQueryListener {
     RunRecords.Run run = RunRecords.Run.starting(queryId, runId);
     RunRecords.removeEnded(fs, root, runId);
     RunRecords.write(fs, root, run, conf, true);
-    ScheduledFuture<?> renewal = renewals().scheduleWithFixedDelay(() -> renew(runId),
-        RunRecords.RENEW_MS, RunRecords.RENEW_MS, TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> renewal =
+        renewals()
+            .scheduleWithFixedDelay(
+                () -> renew(runId),
+                RunRecords.RENEW_MS,
+                RunRecords.RENEW_MS,
+                TimeUnit.MILLISECONDS);
     RECORDED.put(runId, new Recorded(root, fs, conf, run, renewal));
   }
 
@@ -128,8 +145,8 @@ public final class QueryRuns extends StreamingQueryListener {
     try {
       RunRecords.write(recorded.fs(), recorded.root(), run.renewed(), recorded.conf(), false);
     } catch (IOException | RuntimeException e) {
-      LOG.warn("spark-savepoint: could not renew the record of query run " + run.runId() + ": "
-          + e);
+      LOG.warn(
+          "spark-savepoint: could not renew the record of query run " + run.runId() + ": " + e);
     }
   }
 
@@ -142,11 +159,13 @@ public final class QueryRuns extends StreamingQueryListener {
     if (renewals == null) {
       synchronized (QueryRuns.class) {
         if (renewals == null) {
-          renewals = Executors.newSingleThreadScheduledExecutor(task -> {
-            Thread thread = new Thread(task, "spark-savepoint-query-runs");
-            thread.setDaemon(true);
-            return thread;
-          });
+          renewals =
+              Executors.newSingleThreadScheduledExecutor(
+                  task -> {
+                    Thread thread = new Thread(task, "spark-savepoint-query-runs");
+                    thread.setDaemon(true);
+                    return thread;
+                  });
         }
       }
     }

@@ -47,7 +47,10 @@ public final class ReadOnlyMode {
   public static RuntimeException refused(String what) {
     return Errors.analysis(
         "SAVEPOINT_READ_ONLY",
-        what + " is refused: this server is read-only (" + Settings.READ_ONLY + "=true). Queries,"
+        what
+            + " is refused: this server is read-only ("
+            + Settings.READ_ONLY
+            + "=true). Queries,"
             + " SHOW, DESCRIBE and EXPLAIN are allowed; to permit writes and DDL restart it with"
             + " --allow-writes (`spark-savepoint thriftserver|connect ... --allow-writes`).");
   }

@@ -35,8 +35,10 @@ import org.apache.hadoop.fs.Path;
  */
 public final class RunRecords {
   public static final String FOLDER = "_savepoint/runs";
+
   /** How long a run counts as alive after its last renewal. */
   static final long LEASE_MS = 60_000;
+
   /** How often a running query's driver renews its record. */
   static final long RENEW_MS = 10_000;
 
@@ -48,8 +50,15 @@ public final class RunRecords {
    * One run's record. {@code stoppedMs} -1 while it runs; {@code lastBatch} -1 if unknown;
    * {@code queryId} and {@code runId} null when the record is damaged.
    */
-  record Run(UUID queryId, UUID runId, WriterProcess driver, long startedMs, long renewedMs,
-      long leaseMs, long stoppedMs, long lastBatch) {
+  record Run(
+      UUID queryId,
+      UUID runId,
+      WriterProcess driver,
+      long startedMs,
+      long renewedMs,
+      long leaseMs,
+      long stoppedMs,
+      long lastBatch) {
     /** A run that starts now in this process. */
     static Run starting(UUID queryId, UUID runId) {
       long now = System.currentTimeMillis();
@@ -58,8 +67,8 @@ public final class RunRecords {
 
     /** This run, heard from now. */
     Run renewed() {
-      return new Run(queryId, runId, driver, startedMs, System.currentTimeMillis(), leaseMs, -1,
-          -1);
+      return new Run(
+          queryId, runId, driver, startedMs, System.currentTimeMillis(), leaseMs, -1, -1);
     }
 
     /** This run, stopped now after committing batch {@code last}. */
@@ -83,8 +92,15 @@ public final class RunRecords {
     }
 
     String describe(long now) {
-      return "run " + runId + " since " + Instant.ofEpochMilli(startedMs) + ", in the driver "
-          + driver.describe() + ", last heard from " + seconds(now - renewedMs) + " ago";
+      return "run "
+          + runId
+          + " since "
+          + Instant.ofEpochMilli(startedMs)
+          + ", in the driver "
+          + driver.describe()
+          + ", last heard from "
+          + seconds(now - renewedMs)
+          + " ago";
     }
 
     ObjectNode toJson() {
@@ -99,10 +115,14 @@ public final class RunRecords {
     static Run fromJson(JsonNode json, long fileTimeMs) {
       // the later of the driver's and the store's clock: a lease never ends early
       long renewed = Math.max(json.path("renewedMs").asLong(0), fileTimeMs);
-      return new Run(UUID.fromString(json.path("queryId").asText()),
+      return new Run(
+          UUID.fromString(json.path("queryId").asText()),
           UUID.fromString(json.path("runId").asText()),
-          WriterProcess.readFrom(json), json.path("startedMs").asLong(0), renewed,
-          json.path("leaseMs").asLong(LEASE_MS), json.path("stoppedMs").asLong(-1),
+          WriterProcess.readFrom(json),
+          json.path("startedMs").asLong(0),
+          renewed,
+          json.path("leaseMs").asLong(LEASE_MS),
+          json.path("stoppedMs").asLong(-1),
           json.path("lastBatch").asLong(-1));
     }
   }
@@ -130,8 +150,17 @@ public final class RunRecords {
         // replaced or removed meanwhile
       } catch (IOException | RuntimeException e) {
         long written = status.getModificationTime();
-        runs.put(status.getPath(), new Run(null, null,
-            WriterProcess.readFrom(JSON.createObjectNode()), written, written, LEASE_MS, -1, -1));
+        runs.put(
+            status.getPath(),
+            new Run(
+                null,
+                null,
+                WriterProcess.readFrom(JSON.createObjectNode()),
+                written,
+                written,
+                LEASE_MS,
+                -1,
+                -1));
       }
     }
     return runs;
@@ -146,8 +175,8 @@ public final class RunRecords {
       throws IOException {
     Path file = new Path(new Path(root, FOLDER), run.runId() + ".json");
     if (!first && !fs.exists(file.getParent())) return;
-    CheckpointFiles.replace(file,
-        JSON.writeValueAsString(run.toJson()).getBytes(StandardCharsets.UTF_8), conf);
+    CheckpointFiles.replace(
+        file, JSON.writeValueAsString(run.toJson()).getBytes(StandardCharsets.UTF_8), conf);
   }
 
   /** Removes the records of runs that are over (stopped, or lapsed), except {@code keep}. */

@@ -35,8 +35,9 @@ final class SinkLogBatch {
     if (output == null) return null;
     Path folder = FileLogs.sinkLog(output);
     if (!folder.getFileSystem(hadoopConf).exists(folder)) return null;
-    FileStreamSinkLog log = new FileStreamSinkLog(FileStreamSinkLog.VERSION(), spark,
-        folder.toString(), Option.empty());
+    FileStreamSinkLog log =
+        new FileStreamSinkLog(
+            FileStreamSinkLog.VERSION(), spark, folder.toString(), Option.empty());
     return log.add(batch, new SinkFileStatus[0]) ? log.batchIdToPath(batch) : null;
   }
 
@@ -47,15 +48,18 @@ final class SinkLogBatch {
    */
   static String outputOf(SparkSession spark, String checkpoint, Configuration hadoopConf)
       throws IOException {
-    Map<String, String> conf = CollectionConverters.asJava(spark.sessionState().conf()
-        .getAllConfs());
+    Map<String, String> conf =
+        CollectionConverters.asJava(spark.sessionState().conf().getAllConfs());
     Path wanted = qualified(checkpoint, hadoopConf);
     for (Map.Entry<String, String> e : conf.entrySet()) {
       String key = e.getKey();
       if (!key.startsWith("spark.sql.catalog.") || key.indexOf('.', 18) >= 0) continue;
       String path = conf.get(key + ".path");
       String sink = conf.get(key + ".sink");
-      if (path != null && !path.isBlank() && sink != null && !sink.isBlank()
+      if (path != null
+          && !path.isBlank()
+          && sink != null
+          && !sink.isBlank()
           && qualified(path, hadoopConf).equals(wanted)) {
         return sink;
       }

@@ -89,15 +89,14 @@ public final class StagedImages {
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_WRITE_FAILED; when commits/N+1 is
    *     written and a move then fails, the message says to run {@code spark-savepoint recover}
    */
-  public void commit(CheckpointCommit commit, List<PartitionCommit> commits, StoreSpec spec,
-      boolean hdfs) {
+  public void commit(
+      CheckpointCommit commit, List<PartitionCommit> commits, StoreSpec spec, boolean hdfs) {
     long batch = CheckpointLog.nextBatch(plan.batchId());
     boolean beforeCommit = plan.hasUniqueIds();
     List<Move> moves;
     try {
       moves = moves(fs, staging, spec, CheckpointLog.stateVersion(batch), hdfs);
-      record(fs, staging, new Manifest(batch, commit.editId(), commit.what(), beforeCommit,
-          moves));
+      record(fs, staging, new Manifest(batch, commit.editId(), commit.what(), beforeCommit, moves));
       CrashPoint.reach("images-recorded");
       if (beforeCommit) {
         for (Path placed : publish(fs, root, staging, moves)) commit.wrote(placed);
@@ -111,8 +110,12 @@ public final class StagedImages {
       try {
         publish(fs, root, staging, moves);
       } catch (IOException e) {
-        throw Errors.writeFailed(plan.checkpoint(), "move the images of committed batch "
-            + batch + " into place (run spark-savepoint recover to complete it)", e);
+        throw Errors.writeFailed(
+            plan.checkpoint(),
+            "move the images of committed batch "
+                + batch
+                + " into place (run spark-savepoint recover to complete it)",
+            e);
       }
     }
     discard();
@@ -137,13 +140,15 @@ public final class StagedImages {
    * top of no state), its delta, which becomes the snapshot of {@code version}
    * ({@link StoreFiles#asSnapshot}).
    */
-  static List<Move> moves(FileSystem fs, Path staging, StoreSpec spec, long version,
-      boolean hdfs) throws IOException {
+  static List<Move> moves(FileSystem fs, Path staging, StoreSpec spec, long version, boolean hdfs)
+      throws IOException {
     List<Move> files = new ArrayList<>();
     List<Move> images = new ArrayList<>();
     for (int p = 0; p < spec.numPartitions(); p++) {
-      String folder = new StateStoreId("state", spec.operatorId(), p, spec.storeName())
-          .storeCheckpointLocation().toString();
+      String folder =
+          new StateStoreId("state", spec.operatorId(), p, spec.storeName())
+              .storeCheckpointLocation()
+              .toString();
       List<String> staged;
       try {
         staged = FileDigests.list(fs, new Path(staging, folder), null);
@@ -171,8 +176,7 @@ public final class StagedImages {
    * (which its commit carries, {@link EditToken}), what it edits, whether the moves happen
    * before the commit (format v2) or after it (v1), and the moves.
    */
-  record Manifest(long batch, String editId, String edit, boolean beforeCommit,
-      List<Move> moves) {}
+  record Manifest(long batch, String editId, String edit, boolean beforeCommit, List<Move> moves) {}
 
   /**
    * Records {@code manifest} in the staging folder: from here on the edit is completed once
@@ -180,8 +184,10 @@ public final class StagedImages {
    */
   static void record(FileSystem fs, Path staging, Manifest manifest) throws IOException {
     ObjectNode json = JSON.createObjectNode();
-    json.put("batch", manifest.batch()).put("editId", manifest.editId())
-        .put("edit", manifest.edit()).put("beforeCommit", manifest.beforeCommit());
+    json.put("batch", manifest.batch())
+        .put("editId", manifest.editId())
+        .put("edit", manifest.edit())
+        .put("beforeCommit", manifest.beforeCommit());
     ArrayNode list = json.putArray("moves");
     for (Move m : manifest.moves()) list.addArray().add(m.from()).add(m.to());
     try (var out = fs.create(new Path(staging, MANIFEST), false)) {
@@ -199,8 +205,11 @@ public final class StagedImages {
     }
     List<Move> moves = new ArrayList<>();
     for (JsonNode m : json.path("moves")) moves.add(new Move(m.get(0).asText(), m.get(1).asText()));
-    return new Manifest(json.path("batch").asLong(-1), json.path("editId").asText(""),
-        json.path("edit").asText("an INSERT OVERWRITE"), json.path("beforeCommit").asBoolean(),
+    return new Manifest(
+        json.path("batch").asLong(-1),
+        json.path("editId").asText(""),
+        json.path("edit").asText("an INSERT OVERWRITE"),
+        json.path("beforeCommit").asBoolean(),
         moves);
   }
 
@@ -236,7 +245,9 @@ public final class StagedImages {
     Manifest manifest = read(fs, staging);
     if (manifest == null) {
       fs.delete(staging, true);
-      return "removed the staging folder " + staging.getName() + " of an edit that was"
+      return "removed the staging folder "
+          + staging.getName()
+          + " of an edit that was"
           + " interrupted before it committed";
     }
     long batch = manifest.batch();
@@ -253,10 +264,16 @@ public final class StagedImages {
       }
     }
     fs.delete(staging, true);
-    return "discarded the staged images of " + manifest.edit() + ", interrupted before it"
-        + " committed batch " + batch + ": " + (committedBy == null ? "the batch is not"
-        + " committed" : (committedBy.isEmpty() ? "the streaming query" : "another edit")
-        + " committed the batch, and its state stands");
+    return "discarded the staged images of "
+        + manifest.edit()
+        + ", interrupted before it"
+        + " committed batch "
+        + batch
+        + ": "
+        + (committedBy == null
+            ? "the batch is not" + " committed"
+            : (committedBy.isEmpty() ? "the streaming query" : "another edit")
+                + " committed the batch, and its state stands");
   }
 
   /** How {@link #complete}'s line begins when it moved a committed edit's images. */

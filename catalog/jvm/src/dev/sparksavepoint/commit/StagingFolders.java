@@ -23,6 +23,7 @@ import org.apache.hadoop.fs.Path;
 public final class StagingFolders {
   /** The prefix of a staging folder's name. */
   public static final String PREFIX = "_savepoint-tx-";
+
   static final String OWNER = "writer.json";
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -39,8 +39,11 @@ record WriterProcess(String host, long pid, long startedMs) {
   }
 
   String describe() {
-    return "pid " + pid + " on host " + host + (startedMs < 0 ? ""
-        : ", started " + Instant.ofEpochMilli(startedMs));
+    return "pid "
+        + pid
+        + " on host "
+        + host
+        + (startedMs < 0 ? "" : ", started " + Instant.ofEpochMilli(startedMs));
   }
 
   void writeTo(ObjectNode json) {
@@ -48,7 +51,9 @@ record WriterProcess(String host, long pid, long startedMs) {
   }
 
   static WriterProcess readFrom(JsonNode json) {
-    return new WriterProcess(json.path("host").asText("?"), json.path("pid").asLong(-1),
+    return new WriterProcess(
+        json.path("host").asText("?"),
+        json.path("pid").asLong(-1),
         json.path("processStartedMs").asLong(-1));
   }
 

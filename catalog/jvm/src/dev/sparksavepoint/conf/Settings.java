@@ -31,6 +31,5 @@ public final class Settings {
   public static final String RELOCATED_SCHEMA_TO = "spark.savepoint.relocatedSchema.to";
 
   /** Internal (Hadoop conf of a read): the file system class the relocation wraps. */
-  public static final String RELOCATED_SCHEMA_DELEGATE =
-      "spark.savepoint.relocatedSchema.delegate";
+  public static final String RELOCATED_SCHEMA_DELEGATE = "spark.savepoint.relocatedSchema.delegate";
 }

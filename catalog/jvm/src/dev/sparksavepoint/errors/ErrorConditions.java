@@ -36,10 +36,15 @@ final class ErrorConditions {
   static String sqlState(String errorClass, String message) {
     String state = SQL_STATES.get(errorClass);
     if (state == null) {
-      throw new IllegalStateException("[SAVEPOINT_INTERNAL] error class " + errorClass
-          + " is not in the error registry (catalog/error-conditions.json, " + RESOURCE
-          + " in the spark-savepoint jar); please report this. The error was: [" + errorClass
-          + "] " + message);
+      throw new IllegalStateException(
+          "[SAVEPOINT_INTERNAL] error class "
+              + errorClass
+              + " is not in the error registry (catalog/error-conditions.json, "
+              + RESOURCE
+              + " in the spark-savepoint jar); please report this. The error was: ["
+              + errorClass
+              + "] "
+              + message);
     }
     return state;
   }
@@ -47,15 +52,23 @@ final class ErrorConditions {
   private static Map<String, String> load() {
     try (InputStream in = ErrorConditions.class.getResourceAsStream(RESOURCE)) {
       if (in == null) {
-        throw new IllegalStateException("[SAVEPOINT_INTERNAL] the spark-savepoint jar has no "
-            + RESOURCE + ": rebuild it (spark_savepoint.catalog.jar.build)");
+        throw new IllegalStateException(
+            "[SAVEPOINT_INTERNAL] the spark-savepoint jar has no "
+                + RESOURCE
+                + ": rebuild it (spark_savepoint.catalog.jar.build)");
       }
       Map<String, String> states = new LinkedHashMap<>();
       for (Map.Entry<String, JsonNode> entry : new ObjectMapper().readTree(in).properties()) {
         String state = entry.getValue().path("sqlState").asText("");
         if (!state.matches("[0-9A-Z]{5}")) {
-          throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + RESOURCE + ": "
-              + entry.getKey() + " has no SQLSTATE of five letters or digits: '" + state + "'");
+          throw new IllegalStateException(
+              "[SAVEPOINT_INTERNAL] "
+                  + RESOURCE
+                  + ": "
+                  + entry.getKey()
+                  + " has no SQLSTATE of five letters or digits: '"
+                  + state
+                  + "'");
         }
         states.put(entry.getKey(), state);
       }

@@ -39,6 +39,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreId;
  */
 final class ImageFiles {
   private static final String ZIP_METADATA = "metadata";
+
   /** The suffix of the checksum file Spark 4.1+ may write beside a state file. */
   private static final String CHECKSUM = ".crc";
 
@@ -67,8 +68,8 @@ final class ImageFiles {
         RocksDBCheckpointMetadata metadata = zipMetadata(fs, zip);
         if (metadata.numKeys() < 0) return null;
         List<String> files = new ArrayList<>(List.of(zip.getName()));
-        for (RocksDBImmutableFile f : scala.jdk.javaapi.CollectionConverters.asJava(
-            metadata.immutableFiles())) {
+        for (RocksDBImmutableFile f :
+            scala.jdk.javaapi.CollectionConverters.asJava(metadata.immutableFiles())) {
           files.add(dfsPath(f.dfsFileName()));
         }
         copyFiles(plan, fs, source, target, files, digests);
@@ -86,15 +87,18 @@ final class ImageFiles {
       return new CopiedPartition(
           new PartitionCommit(to.operatorId(), to.storeName(), p, id, rows, 0), digests);
     } catch (IOException e) {
-      throw new IllegalStateException("[SAVEPOINT_WRITE_FAILED] copying " + source + " to "
-          + target + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "[SAVEPOINT_WRITE_FAILED] copying " + source + " to " + target + ": " + e.getMessage(),
+          e);
     }
   }
 
   /** The folder of one store partition under a {@code state/} folder. */
   static Path folder(String state, StoreSpec spec, int p) {
-    return new Path(new StateStoreId(state, spec.operatorId(), p, spec.storeName())
-        .storeCheckpointLocation().toString());
+    return new Path(
+        new StateStoreId(state, spec.operatorId(), p, spec.storeName())
+            .storeCheckpointLocation()
+            .toString());
   }
 
   /** {@code N.snapshot}, or {@code 1.delta} for version 1; null when neither exists. */
@@ -116,8 +120,7 @@ final class ImageFiles {
   }
 
   /** The checkpoint metadata inside a RocksDB version's zip, parsed by Spark. */
-  private static RocksDBCheckpointMetadata zipMetadata(FileSystem fs, Path zip)
-      throws IOException {
+  private static RocksDBCheckpointMetadata zipMetadata(FileSystem fs, Path zip) throws IOException {
     File local = Files.createTempFile("savepoint-rocksdb-", ".metadata").toFile();
     try (ZipInputStream in = new ZipInputStream(fs.open(zip))) {
       for (ZipEntry e = in.getNextEntry(); e != null; e = in.getNextEntry()) {
@@ -131,8 +134,14 @@ final class ImageFiles {
     }
   }
 
-  private static void copyFiles(ImagePlan plan, FileSystem fs, Path from, Path to,
-      List<String> files, List<FileDigests.Digest> digests) throws IOException {
+  private static void copyFiles(
+      ImagePlan plan,
+      FileSystem fs,
+      Path from,
+      Path to,
+      List<String> files,
+      List<FileDigests.Digest> digests)
+      throws IOException {
     FileSystem target = to.getFileSystem(plan.hadoopConf());
     Path root = new Path(plan.checkpoint());
     for (String name : files) {
@@ -140,10 +149,9 @@ final class ImageFiles {
         Path source = new Path(from, file);
         if (!file.equals(name) && !fs.exists(source)) continue;
         Path dest = new Path(to, file);
-        digests.add(FileDigests.copy(fs, source, target, dest,
-            FileDigests.relative(target, root, dest)));
+        digests.add(
+            FileDigests.copy(fs, source, target, dest, FileDigests.relative(target, root, dest)));
       }
     }
   }
-
 }

@@ -58,8 +58,8 @@ public final class ImageKeyHashes implements AutoCloseable {
 
   /** The 64-bit hash of a key's bytes. */
   public static long of(UnsafeRow key) {
-    return XXH64.hashUnsafeBytes(key.getBaseObject(), key.getBaseOffset(), key.getSizeInBytes(),
-        SEED);
+    return XXH64.hashUnsafeBytes(
+        key.getBaseObject(), key.getBaseOffset(), key.getSizeInBytes(), SEED);
   }
 
   public void add(UnsafeRow key) {
@@ -112,8 +112,8 @@ public final class ImageKeyHashes implements AutoCloseable {
     try {
       File file = temporaryFile();
       spilled.add(file);
-      try (DataOutputStream out = new DataOutputStream(
-          new BufferedOutputStream(new FileOutputStream(file), 1 << 16))) {
+      try (DataOutputStream out =
+          new DataOutputStream(new BufferedOutputStream(new FileOutputStream(file), 1 << 16))) {
         for (int i = 0; i < size; i++) out.writeLong(hashes[i]);
       }
     } catch (IOException e) {
@@ -153,8 +153,10 @@ public final class ImageKeyHashes implements AutoCloseable {
     }
 
     public static Run of(File file) throws IOException {
-      return new Run(new DataInputStream(new BufferedInputStream(new FileInputStream(file),
-          1 << 16)), null, 0);
+      return new Run(
+          new DataInputStream(new BufferedInputStream(new FileInputStream(file), 1 << 16)),
+          null,
+          0);
     }
 
     public static Run of(long[] memory, int length) {

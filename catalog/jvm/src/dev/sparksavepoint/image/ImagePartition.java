@@ -45,7 +45,8 @@ final class ImagePartition {
 
   /** The column families a copy reads and writes: the user's and Spark's, or "default". */
   static List<String> families(StoreSpec spec) {
-    return spec.families() == null ? List.of(StateStore.DEFAULT_COL_FAMILY_NAME())
+    return spec.families() == null
+        ? List.of(StateStore.DEFAULT_COL_FAMILY_NAME())
         : spec.families().names();
   }
 
@@ -71,13 +72,18 @@ final class ImagePartition {
     Source source = new Source(plan, copy, p);
     TaskContext task = TaskContext.get();
     if (task != null) {
-      task.addTaskCompletionListener((org.apache.spark.util.TaskCompletionListener) context -> source.close());
+      task.addTaskCompletionListener(
+          (org.apache.spark.util.TaskCompletionListener) context -> source.close());
     }
     List<KeyPartitioner> partitioners = new ArrayList<>();
     List<String> families = families(copy.from());
     for (String family : families) {
-      partitioners.add(KeyPartitioner.of(copy.from().storeName(), family,
-          copy.from().keySchema(family), copy.to().numPartitions()));
+      partitioners.add(
+          KeyPartitioner.of(
+              copy.from().storeName(),
+              family,
+              copy.from().keySchema(family),
+              copy.to().numPartitions()));
     }
     return new Iterator<>() {
       @Override
@@ -93,8 +99,8 @@ final class ImagePartition {
         ByteBuffer buffer = ByteBuffer.wrap(entry);
         int family = buffer.getInt();
         int keyLength = buffer.getInt();
-        UnsafeRow key = row(entry, 8, keyLength, copy.from().keySchema(families.get(family))
-            .size());
+        UnsafeRow key =
+            row(entry, 8, keyLength, copy.from().keySchema(families.get(family)).size());
         return new Tuple2<>(partitioners.get(family).partition(key), entry);
       }
     };
@@ -109,8 +115,9 @@ final class ImagePartition {
     StateStoreProvider probe = null;
     boolean hdfs;
     try {
-      probe = StoreProviders.open(plan.stateLocation(), plan.runId(), plan.targetConf(),
-          plan.hadoopConf(), spec, p);
+      probe =
+          StoreProviders.open(
+              plan.stateLocation(), plan.runId(), plan.targetConf(), plan.hadoopConf(), spec, p);
       hdfs = probe instanceof HDFSBackedStateStoreProvider;
     } finally {
       if (probe != null) probe.close();
@@ -122,8 +129,17 @@ final class ImagePartition {
     List<String> sourceFamilies = copy.from() == null ? families : families(copy.from());
     PartitionCommit commit;
     long puts = 0;
-    try (StatePartition store = StatePartition.open(plan.stateLocation(), plan.runId(),
-        plan.writeConf(spec), plan.hadoopConf(), spec, p, hdfs ? 0 : version - 1, null, !hdfs)) {
+    try (StatePartition store =
+        StatePartition.open(
+            plan.stateLocation(),
+            plan.runId(),
+            plan.writeConf(spec),
+            plan.hadoopConf(),
+            spec,
+            p,
+            hdfs ? 0 : version - 1,
+            null,
+            !hdfs)) {
       store.streamImage(); // the source's keys are unique: nothing to look up
       try {
         while (entries.hasNext()) {
@@ -134,9 +150,14 @@ final class ImagePartition {
           String name = sourceFamilies.get(family);
           if (!families.contains(name)) continue; // a dropped state variable
           UnsafeRow key = row(entry, 8, keyLength, spec.keySchema(name).size());
-          UnsafeRow value = row(entry, 8 + keyLength, entry.length - 8 - keyLength,
-              copy.transform() == null ? spec.valueSchema(name).size()
-                  : copy.transform().oldFields());
+          UnsafeRow value =
+              row(
+                  entry,
+                  8 + keyLength,
+                  entry.length - 8 - keyLength,
+                  copy.transform() == null
+                      ? spec.valueSchema(name).size()
+                      : copy.transform().oldFields());
           if (copy.transform() != null) value = copy.transform().apply(value);
           if (spec.families() != null && spec.families().isMultiValued(name)) {
             store.merge(key, value, name);
@@ -178,8 +199,11 @@ final class ImagePartition {
    * {@code version} ({@link StoreFiles#asSnapshot}), its checksum companions with it.
    */
   private static void deltaAsSnapshot(ImagePlan plan, StoreSpec spec, int p, long version) {
-    Path dir = new Path(new StateStoreId(plan.stateLocation(), spec.operatorId(), p,
-        spec.storeName()).storeCheckpointLocation().toString());
+    Path dir =
+        new Path(
+            new StateStoreId(plan.stateLocation(), spec.operatorId(), p, spec.storeName())
+                .storeCheckpointLocation()
+                .toString());
     try {
       FileSystem fs = dir.getFileSystem(plan.hadoopConf());
       for (FileStatus file : fs.listStatus(dir)) {
@@ -217,11 +241,11 @@ final class ImagePartition {
       for (int i = 0; i < multi.length; i++) {
         multi[i] = spec.families() != null && spec.families().isMultiValued(families.get(i));
       }
-      this.provider = StoreProviders.open(plan.sourceState(), plan.runId(),
-          plan.sourceConf(), plan.hadoopConf(), spec, p);
+      this.provider =
+          StoreProviders.open(
+              plan.sourceState(), plan.runId(), plan.sourceConf(), plan.hadoopConf(), spec, p);
       try {
-        this.store = provider.getReadStore(plan.version(),
-            Option.apply(plan.sourceId(spec, p)));
+        this.store = provider.getReadStore(plan.version(), Option.apply(plan.sourceId(spec, p)));
         if (spec.families() != null) spec.families().register((StateStore) store);
       } catch (RuntimeException e) {
         provider.close();
@@ -250,8 +274,12 @@ final class ImagePartition {
       UnsafeRowPair pair = rows.next();
       byte[] key = pair.key().getBytes();
       byte[] value = pair.value().getBytes();
-      return ByteBuffer.allocate(8 + key.length + value.length).putInt(family)
-          .putInt(key.length).put(key).put(value).array();
+      return ByteBuffer.allocate(8 + key.length + value.length)
+          .putInt(family)
+          .putInt(key.length)
+          .put(key)
+          .put(value)
+          .array();
     }
 
     /** The number of entries left to read (all of them on a new source). */

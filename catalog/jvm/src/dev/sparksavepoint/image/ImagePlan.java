@@ -51,18 +51,28 @@ public final class ImagePlan implements BatchPlan, Serializable {
   private final List<StoreCopy> copies;
   private final StateStoreConf sourceConf;
   private final StateStoreConf targetConf;
+
   /** {@link #targetConf} for RocksDB stores without column families: keys not counted. */
   private final StateStoreConf uncountedConf;
+
   private final SerializableConfiguration hadoopConf;
   private final HashMap<Long, String[][]> sourceIds;
   private final boolean targetIds;
   private final boolean fileDigests;
   private final String runId = UUID.randomUUID().toString();
 
-  private ImagePlan(String source, String target, long batchId, List<StoreCopy> copies,
-      StateStoreConf sourceConf, StateStoreConf targetConf, StateStoreConf uncountedConf,
-      SerializableConfiguration hadoopConf, HashMap<Long, String[][]> sourceIds,
-      boolean targetIds, boolean fileDigests) {
+  private ImagePlan(
+      String source,
+      String target,
+      long batchId,
+      List<StoreCopy> copies,
+      StateStoreConf sourceConf,
+      StateStoreConf targetConf,
+      StateStoreConf uncountedConf,
+      SerializableConfiguration hadoopConf,
+      HashMap<Long, String[][]> sourceIds,
+      boolean targetIds,
+      boolean fileDigests) {
     this.source = source;
     this.target = target;
     this.batchId = batchId;
@@ -78,8 +88,18 @@ public final class ImagePlan implements BatchPlan, Serializable {
 
   /** The same plan, whose tasks also report the size and SHA-256 of every file they write. */
   public ImagePlan withFileDigests() {
-    return new ImagePlan(source, target, batchId, copies, sourceConf, targetConf, uncountedConf,
-        hadoopConf, sourceIds, targetIds, true);
+    return new ImagePlan(
+        source,
+        target,
+        batchId,
+        copies,
+        sourceConf,
+        targetConf,
+        uncountedConf,
+        hadoopConf,
+        sourceIds,
+        targetIds,
+        true);
   }
 
   /**
@@ -95,8 +115,14 @@ public final class ImagePlan implements BatchPlan, Serializable {
    * whose stores use {@code providerClass}; with checkpoint format v2 ids when the source has
    * them and the target provider keeps them ({@code targetIds}).
    */
-  public static ImagePlan of(SparkSession spark, Checkpoint ckpt, long n, String target,
-      List<StoreCopy> copies, String providerClass, boolean targetIds) {
+  public static ImagePlan of(
+      SparkSession spark,
+      Checkpoint ckpt,
+      long n,
+      String target,
+      List<StoreCopy> copies,
+      String providerClass,
+      boolean targetIds) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, n);
     StateStoreConf from = StoreProviders.storeConf(spark, ckpt.location(), n, ids);
@@ -111,9 +137,18 @@ public final class ImagePlan implements BatchPlan, Serializable {
       uncountedSql.setConfString(RocksDBKeyCount.CONF, "false");
       uncounted = StateStoreConf.apply(uncountedSql);
     }
-    return new ImagePlan(ckpt.location(), target, n, new ArrayList<>(copies), from,
-        StateStoreConf.apply(conf), uncounted, new SerializableConfiguration(hadoopConf), ids,
-        targetIds, false);
+    return new ImagePlan(
+        ckpt.location(),
+        target,
+        n,
+        new ArrayList<>(copies),
+        from,
+        StateStoreConf.apply(conf),
+        uncounted,
+        new SerializableConfiguration(hadoopConf),
+        ids,
+        targetIds,
+        false);
   }
 
   /** The source checkpoint. */

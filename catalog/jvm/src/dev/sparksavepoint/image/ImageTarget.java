@@ -44,8 +44,16 @@ public record ImageTarget(String staging, StateStoreConf conf, boolean hdfs)
    */
   public StatePartition open(StoreBatch batch, StoreSpec spec, int partition) {
     long version = hdfs ? 0 : CheckpointLog.stateVersion(batch.batchId());
-    return StatePartition.open(stateLocation(), batch.runId(), conf, batch.hadoopConf(), spec,
-        partition, version, null, !hdfs);
+    return StatePartition.open(
+        stateLocation(),
+        batch.runId(),
+        conf,
+        batch.hadoopConf(),
+        spec,
+        partition,
+        version,
+        null,
+        !hdfs);
   }
 
   /**
@@ -53,7 +61,7 @@ public record ImageTarget(String staging, StateStoreConf conf, boolean hdfs)
    * HDFS-backed image, committed, not yet in place), read-only.
    */
   public StatePartition openStaged(StoreBatch batch, StoreSpec spec, int partition) {
-    return StatePartition.openToRead(stateLocation(), batch.runId(), conf, batch.hadoopConf(),
-        spec, partition, 1);
+    return StatePartition.openToRead(
+        stateLocation(), batch.runId(), conf, batch.hadoopConf(), spec, partition, 1);
   }
 }

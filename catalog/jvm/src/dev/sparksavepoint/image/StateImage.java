@@ -35,22 +35,21 @@ public final class StateImage {
     return commits;
   }
 
-  private static List<CopiedPartition> direct(JavaSparkContext sc, ImagePlan plan,
-      StoreCopy copy) {
+  private static List<CopiedPartition> direct(JavaSparkContext sc, ImagePlan plan, StoreCopy copy) {
     int n = copy.to().numPartitions();
-    return sc.parallelize(partitions(n), n).map(p -> ImagePartition.copy(plan, copy, p))
-        .collect();
+    return sc.parallelize(partitions(n), n).map(p -> ImagePartition.copy(plan, copy, p)).collect();
   }
 
-  private static List<CopiedPartition> rehash(JavaSparkContext sc, ImagePlan plan,
-      StoreCopy copy) {
+  private static List<CopiedPartition> rehash(JavaSparkContext sc, ImagePlan plan, StoreCopy copy) {
     int from = copy.from().numPartitions();
     int to = copy.to().numPartitions();
     return sc.parallelize(partitions(from), from)
         .flatMapToPair(p -> ImagePartition.rehashed(plan, copy, p))
         .partitionBy(new HashPartitioner(to))
-        .mapPartitionsWithIndex((p, entries) -> List.of(ImagePartition.write(plan, copy, p,
-            new Values(entries))).iterator(), true)
+        .mapPartitionsWithIndex(
+            (p, entries) ->
+                List.of(ImagePartition.write(plan, copy, p, new Values(entries))).iterator(),
+            true)
         .collect();
   }
 
@@ -60,17 +59,24 @@ public final class StateImage {
 
   private static String describe(ImagePlan plan, StoreCopy copy) {
     if (copy.from() == null) {
-      return "savepoint: empty state for operator " + copy.to().operatorId() + " store "
-          + copy.to().storeName() + " in " + plan.checkpoint();
+      return "savepoint: empty state for operator "
+          + copy.to().operatorId()
+          + " store "
+          + copy.to().storeName()
+          + " in "
+          + plan.checkpoint();
     }
-    String what = "savepoint: copy state of operator " + copy.from().operatorId() + " store "
-        + copy.from().storeName();
+    String what =
+        "savepoint: copy state of operator "
+            + copy.from().operatorId()
+            + " store "
+            + copy.from().storeName();
     if (copy.from().operatorId() != copy.to().operatorId()) {
       what += " to operator " + copy.to().operatorId();
     }
     if (copy.rehash()) {
-      what += " (" + copy.from().numPartitions() + " -> " + copy.to().numPartitions()
-          + " partitions)";
+      what +=
+          " (" + copy.from().numPartitions() + " -> " + copy.to().numPartitions() + " partitions)";
     }
     return what + " into " + plan.checkpoint();
   }

@@ -51,8 +51,10 @@ public final class ValueTransform implements Serializable {
       DataType was = from.fields()[source].dataType();
       DataType now = to.fields()[i].dataType();
       Object value = old.isNullAt(source) ? null : old.get(source, was);
-      values[i] = value == null || was.equals(now) ? value
-          : new Cast(Literal.create(value, was), now, Option.apply("UTC"), null).eval(null);
+      values[i] =
+          value == null || was.equals(now)
+              ? value
+              : new Cast(Literal.create(value, was), now, Option.apply("UTC"), null).eval(null);
     }
     if (projection == null) projection = UnsafeProjection.create(to);
     InternalRow row = new GenericInternalRow(values);

@@ -46,17 +46,33 @@ public class ForklessRawLocalFileSystem extends RawLocalFileSystem {
   static Set<PosixFilePermission> posix(FsPermission permission) {
     if (permission.getStickyBit()) return null;
     Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-    add(set, permission.getUserAction(), PosixFilePermission.OWNER_READ,
-        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
-    add(set, permission.getGroupAction(), PosixFilePermission.GROUP_READ,
-        PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE);
-    add(set, permission.getOtherAction(), PosixFilePermission.OTHERS_READ,
-        PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+    add(
+        set,
+        permission.getUserAction(),
+        PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE,
+        PosixFilePermission.OWNER_EXECUTE);
+    add(
+        set,
+        permission.getGroupAction(),
+        PosixFilePermission.GROUP_READ,
+        PosixFilePermission.GROUP_WRITE,
+        PosixFilePermission.GROUP_EXECUTE);
+    add(
+        set,
+        permission.getOtherAction(),
+        PosixFilePermission.OTHERS_READ,
+        PosixFilePermission.OTHERS_WRITE,
+        PosixFilePermission.OTHERS_EXECUTE);
     return set;
   }
 
-  private static void add(Set<PosixFilePermission> set, FsAction action,
-      PosixFilePermission read, PosixFilePermission write, PosixFilePermission execute) {
+  private static void add(
+      Set<PosixFilePermission> set,
+      FsAction action,
+      PosixFilePermission read,
+      PosixFilePermission write,
+      PosixFilePermission execute) {
     if (action.implies(FsAction.READ)) set.add(read);
     if (action.implies(FsAction.WRITE)) set.add(write);
     if (action.implies(FsAction.EXECUTE)) set.add(execute);

@@ -23,23 +23,28 @@ final class LogEdits {
    * is planned and not committed, and that N is the batch the statement read
    * ({@code readBatch}).
    */
-  static long lastBatch(SparkSession spark, Checkpoint ckpt, String namespace, String table,
-      long readBatch) {
+  static long lastBatch(
+      SparkSession spark, Checkpoint ckpt, String namespace, String table, long readBatch) {
     QueryActivity.check(spark, ckpt, namespace, table, false);
     long last = ckpt.lastCommitted();
     if (ckpt.lastPlanned() > last) {
       throw Errors.writeUncommitted(ckpt.location(), namespace, table, ckpt.lastPlanned());
     }
     if (readBatch != last) {
-      throw Errors.concurrentWrite(ckpt.location(), CheckpointLog.nextBatch(readBatch), "batch "
-          + last + " was committed after the statement read the table at batch " + readBatch);
+      throw Errors.concurrentWrite(
+          ckpt.location(),
+          CheckpointLog.nextBatch(readBatch),
+          "batch "
+              + last
+              + " was committed after the statement read the table at batch "
+              + readBatch);
     }
     return last;
   }
 
   /** Commits every store partition's state again as the state of {@code batch}. */
   static List<PartitionCommit> carriedOver(StoreBatch plan, long batch) {
-    return CarryOver.commitAll(plan, "savepoint: carry state over into batch " + batch
-        + " of " + plan.checkpoint());
+    return CarryOver.commitAll(
+        plan, "savepoint: carry state over into batch " + batch + " of " + plan.checkpoint());
   }
 }

@@ -3,9 +3,9 @@ package dev.sparksavepoint.logedit;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.FileLogs;
+import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.checkpoint.SourcePositions.Key;
 import dev.sparksavepoint.checkpoint.SourcePositions.Position;
-import dev.sparksavepoint.checkpoint.SourcePositions;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
@@ -57,9 +57,13 @@ public final class PositionsEdit {
   public static List<Row> rowsOf(List<InternalRow> rows) {
     List<Row> result = new ArrayList<>();
     for (InternalRow r : rows) {
-      result.add(new Row(r.getInt(1), r.isNullAt(2) ? null : r.getUTF8String(2).toString(),
-          r.isNullAt(4) ? null : r.getUTF8String(4).toString(),
-          r.isNullAt(5) ? null : r.getInt(5), r.isNullAt(6) ? null : r.getLong(6)));
+      result.add(
+          new Row(
+              r.getInt(1),
+              r.isNullAt(2) ? null : r.getUTF8String(2).toString(),
+              r.isNullAt(4) ? null : r.getUTF8String(4).toString(),
+              r.isNullAt(5) ? null : r.getInt(5),
+              r.isNullAt(6) ? null : r.getLong(6)));
     }
     return result;
   }
@@ -68,8 +72,8 @@ public final class PositionsEdit {
    * Commits the positions in {@code rows} (the whole table, read at batch {@code readBatch})
    * as a new batch when any differs; reports what it did.
    */
-  public static EditReport apply(SparkSession spark, String location, long readBatch,
-      List<Row> rows) {
+  public static EditReport apply(
+      SparkSession spark, String location, long readBatch, List<Row> rows) {
     Checkpoint ckpt = Checkpoint.open(location, spark.sessionState().newHadoopConf());
     long last = LogEdits.lastBatch(spark, ckpt, "sources", "offsets", readBatch);
     List<Position> current = ckpt.sourcePositions(last);
@@ -82,8 +86,12 @@ public final class PositionsEdit {
     try {
       entry = SourcePositions.withOffsets(ckpt.offsetLog().bytes(last), changed);
     } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.OFFSETS + "/" + last, "batch "
-          + last, e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          ckpt.location(),
+          CheckpointLog.OFFSETS + "/" + last,
+          "batch " + last,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
     boolean bridge = rewindsFileSource(current, changed);
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
@@ -138,8 +146,11 @@ public final class PositionsEdit {
     for (Row row : rows) {
       Position was = current.remove(row.key());
       if (was == null || !was.kind().equals(row.source()) && !isRate(was, row)) {
-        throw refused(ckpt, row.key(), "the statement adds a row or changes its source,"
-            + " topic or partition; only the offset column can change");
+        throw refused(
+            ckpt,
+            row.key(),
+            "the statement adds a row or changes its source,"
+                + " topic or partition; only the offset column can change");
       }
       if (changed.containsKey(row.key())) {
         throw refused(ckpt, row.key(), "the statement gives this position twice");
@@ -149,8 +160,10 @@ public final class PositionsEdit {
       changed.put(row.key(), row.offset());
     }
     if (!current.isEmpty()) {
-      throw refused(ckpt, current.keySet().iterator().next(), "the statement removes this"
-          + " row; a source's positions cannot be removed, only set");
+      throw refused(
+          ckpt,
+          current.keySet().iterator().next(),
+          "the statement removes this" + " row; a source's positions cannot be removed, only set");
     }
     return changed;
   }
@@ -169,20 +182,37 @@ public final class PositionsEdit {
         long started = FileLogs.rateStartMs(ckpt, row.sourceId());
         long elapsed = started < 0 ? -1 : (System.currentTimeMillis() - started) / 1000;
         if (started >= 0 && offset > elapsed) {
-          throw refused(ckpt, row.key(), "a rate source's offset counts the seconds since it"
-              + " started (" + elapsed + " so far) and cannot lie ahead of its clock");
+          throw refused(
+              ckpt,
+              row.key(),
+              "a rate source's offset counts the seconds since it"
+                  + " started ("
+                  + elapsed
+                  + " so far) and cannot lie ahead of its clock");
         }
       }
       case SourcePositions.FILE -> {
         long lastEntry = lastLogEntry(ckpt, row.sourceId());
         if (offset < -1 || offset > lastEntry) {
-          throw refused(ckpt, row.key(), "a file source's offset is an index of its log"
-              + " sources/" + row.sourceId() + "/, from -1 (before its first entry) to "
-              + lastEntry + " (its last); files it never listed cannot be skipped this way");
+          throw refused(
+              ckpt,
+              row.key(),
+              "a file source's offset is an index of its log"
+                  + " sources/"
+                  + row.sourceId()
+                  + "/, from -1 (before its first entry) to "
+                  + lastEntry
+                  + " (its last); files it never listed cannot be skipped this way");
         }
       }
-      default -> throw refused(ckpt, row.key(), "the position of a " + was.kind()
-          + " source cannot be set (only Kafka, file and bare-number sources such as rate)");
+      default ->
+          throw refused(
+              ckpt,
+              row.key(),
+              "the position of a "
+                  + was.kind()
+                  + " source cannot be set (only Kafka, file and bare-number sources such as"
+                  + " rate)");
     }
   }
 
@@ -203,8 +233,10 @@ public final class PositionsEdit {
   }
 
   private static RuntimeException refused(Checkpoint ckpt, Key key, String why) {
-    String where = "source " + key.sourceId()
-        + (key.topic() == null ? "" : " (" + key.topic() + "/" + key.partition() + ")");
+    String where =
+        "source "
+            + key.sourceId()
+            + (key.topic() == null ? "" : " (" + key.topic() + "/" + key.partition() + ")");
     return Errors.badSourcePosition(ckpt.location(), where, why);
   }
 }

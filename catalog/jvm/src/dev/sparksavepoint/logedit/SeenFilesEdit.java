@@ -2,8 +2,8 @@ package dev.sparksavepoint.logedit;
 
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
-import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
 import dev.sparksavepoint.checkpoint.FileLogs;
+import dev.sparksavepoint.checkpoint.FileLogs.SourceFile;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.commit.PartitionCommit;
@@ -42,8 +42,12 @@ public final class SeenFilesEdit {
    * source_id, log_offset, path, modification_time}) missing from {@code after} as files to
    * read again.
    */
-  public static EditReport apply(SparkSession spark, String location, long readBatch,
-      InternalRow[] before, List<InternalRow> after) {
+  public static EditReport apply(
+      SparkSession spark,
+      String location,
+      long readBatch,
+      InternalRow[] before,
+      List<InternalRow> after) {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(location, conf);
     long last = LogEdits.lastBatch(spark, ckpt, "sources", "files", readBatch);
@@ -51,8 +55,7 @@ public final class SeenFilesEdit {
     if (again.isEmpty()) return EditReport.record(new EditReport(ckpt.location(), TABLE, -1, 0, 0));
     long batch = CheckpointLog.nextBatch(last);
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
-    CheckpointCommit tx = CheckpointCommit.begin(plan, "read files again in batch " + batch,
-        false);
+    CheckpointCommit tx = CheckpointCommit.begin(plan, "read files again in batch " + batch, false);
     int files = 0;
     try {
       List<PartitionCommit> commits = LogEdits.carriedOver(plan, batch);
@@ -65,13 +68,22 @@ public final class SeenFilesEdit {
       tx.rollback();
       throw e;
     }
-    return EditReport.record(new EditReport(ckpt.location(), TABLE, batch, 0, files,
-        "savepoint: " + files + (files == 1 ? " file" : " files") + " will be read again by"
-            + " the next batch of the restarted query, into its current state"));
+    return EditReport.record(
+        new EditReport(
+            ckpt.location(),
+            TABLE,
+            batch,
+            0,
+            files,
+            "savepoint: "
+                + files
+                + (files == 1 ? " file" : " files")
+                + " will be read again by"
+                + " the next batch of the restarted query, into its current state"));
   }
 
-  private static Path addEntry(SparkSession spark, Checkpoint ckpt, int sourceId,
-      List<SourceFile> files) {
+  private static Path addEntry(
+      SparkSession spark, Checkpoint ckpt, int sourceId, List<SourceFile> files) {
     try {
       return FileLogs.addSourceEntry(spark, ckpt, sourceId, files);
     } catch (IOException e) {
@@ -80,8 +92,8 @@ public final class SeenFilesEdit {
   }
 
   /** The deleted rows' files per source (each path once), validated. */
-  static Map<Integer, List<SourceFile>> deleted(Checkpoint ckpt, InternalRow[] before,
-      List<InternalRow> after, Configuration conf) {
+  static Map<Integer, List<SourceFile>> deleted(
+      Checkpoint ckpt, InternalRow[] before, List<InternalRow> after, Configuration conf) {
     Map<String, Integer> remaining = new HashMap<>();
     for (InternalRow row : after) remaining.merge(key(row), 1, Integer::sum);
     Map<Integer, Map<String, SourceFile>> again = new TreeMap<>();
@@ -89,16 +101,20 @@ public final class SeenFilesEdit {
       String key = key(row);
       Integer left = remaining.get(key);
       if (left != null) {
-        if (left == 1) remaining.remove(key); else remaining.put(key, left - 1);
+        if (left == 1) remaining.remove(key);
+        else remaining.put(key, left - 1);
         continue;
       }
       String path = row.getUTF8String(2).toString();
       long modified = row.isNullAt(3) ? 0 : Math.floorDiv(row.getLong(3), 1000);
-      again.computeIfAbsent(row.getInt(0), s -> new LinkedHashMap<>())
+      again
+          .computeIfAbsent(row.getInt(0), s -> new LinkedHashMap<>())
           .putIfAbsent(path, new SourceFile(row.getLong(1), path, modified));
     }
     if (!remaining.isEmpty()) {
-      throw refused(ckpt, Integer.parseInt(remaining.keySet().iterator().next().split("\n")[0]),
+      throw refused(
+          ckpt,
+          Integer.parseInt(remaining.keySet().iterator().next().split("\n")[0]),
           "rows of sources.files can only be deleted, to read those files again");
     }
     Map<Integer, List<SourceFile>> result = new TreeMap<>();
@@ -109,13 +125,13 @@ public final class SeenFilesEdit {
     return result;
   }
 
-  private static void checkReadable(Checkpoint ckpt, int sourceId, SourceFile file,
-      Configuration conf) {
+  private static void checkReadable(
+      Checkpoint ckpt, int sourceId, SourceFile file, Configuration conf) {
     try {
       Path path = new Path(new URI(file.path()));
       if (!path.getFileSystem(conf).exists(path)) {
-        throw refused(ckpt, sourceId, "file " + file.path() + " is gone and cannot be read"
-            + " again");
+        throw refused(
+            ckpt, sourceId, "file " + file.path() + " is gone and cannot be read" + " again");
       }
     } catch (IOException | URISyntaxException e) {
       throw refused(ckpt, sourceId, "file " + file.path() + " cannot be reached (" + e + ")");

@@ -44,8 +44,13 @@ public final class WatermarkEdit {
    * before} are the rows of the table read at batch {@code readBatch}, of columns
    * {@code schema} (batch id first).
    */
-  public static EditReport apply(SparkSession spark, String location, long readBatch,
-      StructType schema, InternalRow[] before, List<InternalRow> after) {
+  public static EditReport apply(
+      SparkSession spark,
+      String location,
+      long readBatch,
+      StructType schema,
+      InternalRow[] before,
+      List<InternalRow> after) {
     Checkpoint ckpt = Checkpoint.open(location, spark.sessionState().newHadoopConf());
     long last = LogEdits.lastBatch(spark, ckpt, "query", "batches", readBatch);
     Long watermark = newWatermark(ckpt.location(), last, schema, before, after);
@@ -56,15 +61,20 @@ public final class WatermarkEdit {
     long batch = CheckpointLog.nextBatch(last);
     byte[] entry;
     try {
-      entry = CheckpointLog.withMetadataField(ckpt.offsetLog().bytes(last), "batchWatermarkMs",
-          LongNode.valueOf(watermark));
+      entry =
+          CheckpointLog.withMetadataField(
+              ckpt.offsetLog().bytes(last), "batchWatermarkMs", LongNode.valueOf(watermark));
     } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.OFFSETS + "/" + last, "batch "
-          + last, e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          ckpt.location(),
+          CheckpointLog.OFFSETS + "/" + last,
+          "batch " + last,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
-    CheckpointCommit tx = CheckpointCommit.begin(plan, "set the watermark of batch " + batch,
-        entry);
+    CheckpointCommit tx =
+        CheckpointCommit.begin(plan, "set the watermark of batch " + batch, entry);
     try {
       tx.setNextWatermark(watermark);
       tx.finish(LogEdits.carriedOver(plan, batch));
@@ -72,8 +82,8 @@ public final class WatermarkEdit {
       tx.rollback();
       throw e;
     }
-    return EditReport.record(new EditReport(ckpt.location(), TABLE, batch, 1, 0,
-        warning(current, watermark, batch)));
+    return EditReport.record(
+        new EditReport(ckpt.location(), TABLE, batch, 1, 0, warning(current, watermark, batch)));
   }
 
   /** The watermark a query restarted after batch {@code last} starts from. */
@@ -83,23 +93,39 @@ public final class WatermarkEdit {
       JsonNode commit = ckpt.commitLog().metadata(last);
       return Math.max(ran, commit.path("nextBatchWatermarkMs").asLong(0));
     } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), CheckpointLog.COMMITS + "/" + last, "batch "
-          + last, e, "Restore the file from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          ckpt.location(),
+          CheckpointLog.COMMITS + "/" + last,
+          "batch " + last,
+          e,
+          "Restore the file from a copy of the checkpoint.");
     }
   }
 
   /** What a watermark moved from {@code from} to {@code to} means, in one line. */
   static String warning(long from, long to, long batch) {
-    String move = "savepoint: the watermark moves " + (to < from ? "back" : "forward")
-        + " from " + Instant.ofEpochMilli(from) + " to " + Instant.ofEpochMilli(to)
-        + " (batch " + batch + "): ";
+    String move =
+        "savepoint: the watermark moves "
+            + (to < from ? "back" : "forward")
+            + " from "
+            + Instant.ofEpochMilli(from)
+            + " to "
+            + Instant.ofEpochMilli(to)
+            + " (batch "
+            + batch
+            + "): ";
     if (to < from) {
-      return move + "input with event times after " + Instant.ofEpochMilli(to) + " is no"
+      return move
+          + "input with event times after "
+          + Instant.ofEpochMilli(to)
+          + " is no"
           + " longer late and is processed again; state that was evicted before is gone, so"
           + " such input starts new state, and windows already emitted in append mode can be"
           + " emitted again";
     }
-    return move + "the next batch evicts the state older than " + Instant.ofEpochMilli(to)
+    return move
+        + "the next batch evicts the state older than "
+        + Instant.ofEpochMilli(to)
         + " (append mode emits its windows then, final) and drops input older than it as late";
   }
 
@@ -107,22 +133,32 @@ public final class WatermarkEdit {
    * The watermark the statement sets (ms), or null when it changed nothing; refuses any other
    * change.
    */
-  static Long newWatermark(String location, long last, StructType schema, InternalRow[] before,
+  static Long newWatermark(
+      String location,
+      long last,
+      StructType schema,
+      InternalRow[] before,
       List<InternalRow> after) {
     Map<Long, List<Object>> was = byBatch(schema, List.of(before));
     Map<Long, List<Object>> now = byBatch(schema, after);
     if (after.size() != now.size() || !was.keySet().equals(now.keySet())) {
-      throw Errors.badWatermark(location, "rows can be neither added nor removed; set the"
-          + " watermark of the last batch with UPDATE ... SET watermark = ... WHERE batch_id = "
-          + last);
+      throw Errors.badWatermark(
+          location,
+          "rows can be neither added nor removed; set the"
+              + " watermark of the last batch with UPDATE ... SET watermark = ... WHERE batch_id = "
+              + last);
     }
     Map<Long, List<String>> changes = new TreeMap<>();
     for (Map.Entry<Long, List<Object>> row : now.entrySet()) {
       List<String> changed = changedColumns(schema, was.get(row.getKey()), row.getValue());
       for (String column : changed) {
         if (!WATERMARK_COLUMNS.contains(column)) {
-          throw Errors.badWatermark(location, "column " + column + " cannot change; only the"
-              + " watermark can be set (watermark, watermark_ms or next_watermark_ms)");
+          throw Errors.badWatermark(
+              location,
+              "column "
+                  + column
+                  + " cannot change; only the"
+                  + " watermark can be set (watermark, watermark_ms or next_watermark_ms)");
         }
       }
       if (!changed.isEmpty()) changes.put(row.getKey(), changed);
@@ -130,15 +166,25 @@ public final class WatermarkEdit {
     Long watermark = null;
     for (Map.Entry<Long, List<String>> change : changes.entrySet()) {
       if (change.getKey() != last) {
-        throw Errors.badWatermark(location, "batch " + change.getKey() + " has run and cannot"
-            + " change; only the watermark the query continues from can be set: UPDATE ..."
-            + " SET watermark = ... WHERE batch_id = " + last);
+        throw Errors.badWatermark(
+            location,
+            "batch "
+                + change.getKey()
+                + " has run and cannot"
+                + " change; only the watermark the query continues from can be set: UPDATE ..."
+                + " SET watermark = ... WHERE batch_id = "
+                + last);
       }
       for (String column : change.getValue()) {
         long ms = millis(location, column, now.get(last).get(schema.fieldIndex(column)));
         if (watermark != null && watermark != ms) {
-          throw Errors.badWatermark(location, "the statement sets two different watermarks ("
-              + watermark + " and " + ms + " ms); set one column");
+          throw Errors.badWatermark(
+              location,
+              "the statement sets two different watermarks ("
+                  + watermark
+                  + " and "
+                  + ms
+                  + " ms); set one column");
         }
         watermark = ms;
       }
@@ -154,8 +200,8 @@ public final class WatermarkEdit {
     return ms;
   }
 
-  private static List<String> changedColumns(StructType schema, List<Object> was,
-      List<Object> now) {
+  private static List<String> changedColumns(
+      StructType schema, List<Object> was, List<Object> now) {
     List<String> changed = new ArrayList<>();
     for (int i = 0; i < schema.size(); i++) {
       if (!Objects.equals(was.get(i), now.get(i))) changed.add(schema.fields()[i].name());
@@ -170,8 +216,10 @@ public final class WatermarkEdit {
       List<Object> values = new ArrayList<>();
       for (int i = 0; i < schema.size(); i++) {
         Object value = row.isNullAt(i) ? null : row.get(i, schema.fields()[i].dataType());
-        values.add(value instanceof MapData map ? asMap(map, (MapType) schema.fields()[i]
-            .dataType()) : value);
+        values.add(
+            value instanceof MapData map
+                ? asMap(map, (MapType) schema.fields()[i].dataType())
+                : value);
       }
       result.put(row.getLong(0), values);
     }
@@ -181,8 +229,8 @@ public final class WatermarkEdit {
   private static Map<String, String> asMap(MapData map, MapType type) {
     Map<String, String> result = new TreeMap<>();
     for (int i = 0; i < map.numElements(); i++) {
-      Object value = map.valueArray().isNullAt(i) ? null
-          : map.valueArray().get(i, type.valueType());
+      Object value =
+          map.valueArray().isNullAt(i) ? null : map.valueArray().get(i, type.valueType());
       result.put(String.valueOf(map.keyArray().get(i, type.keyType())), String.valueOf(value));
     }
     return result;

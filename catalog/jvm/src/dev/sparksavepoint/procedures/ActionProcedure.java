@@ -34,7 +34,11 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
    * Procedure {@code name} on the folder {@code checkpoint} supplies, returning rows of
    * {@code output} (DDL, e.g. {@code "target string, message string"}).
    */
-  ActionProcedure(Supplier<String> checkpoint, String name, String description, String output,
+  ActionProcedure(
+      Supplier<String> checkpoint,
+      String name,
+      String description,
+      String output,
       ProcedureParameter... parameters) {
     this.checkpoint = checkpoint;
     this.name = name;
@@ -80,8 +84,10 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
   public Iterator<Scan> call(InternalRow input) {
     SparkSession spark = SparkSession.active();
     if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
-    InternalRow[] rows = run(spark, checkpoint.get(), input).stream()
-        .map(ActionProcedure::internal).toArray(InternalRow[]::new);
+    InternalRow[] rows =
+        run(spark, checkpoint.get(), input).stream()
+            .map(ActionProcedure::internal)
+            .toArray(InternalRow[]::new);
     return List.<Scan>of(new Result(rows, output)).iterator();
   }
 
@@ -98,8 +104,10 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
   /** A comma-separated argument ({@code '0=orders,agg_1=2'}) as its items. */
   static List<String> list(String items) {
     if (items == null || items.isBlank()) return List.of();
-    return java.util.Arrays.stream(items.split(",")).map(String::trim)
-        .filter(s -> !s.isEmpty()).toList();
+    return java.util.Arrays.stream(items.split(","))
+        .map(String::trim)
+        .filter(s -> !s.isEmpty())
+        .toList();
   }
 
   /** A row of Java values (String, Long, Integer, Boolean) as Spark's internal row. */
@@ -108,7 +116,8 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
     for (int i = 0; i < values.length; i++) {
       converted[i] = values[i] instanceof String s ? UTF8String.fromString(s) : values[i];
     }
-    return InternalRow.fromSeq(CollectionConverters.asScala(java.util.Arrays.asList(converted)).toSeq());
+    return InternalRow.fromSeq(
+        CollectionConverters.asScala(java.util.Arrays.asList(converted)).toSeq());
   }
 
   private record Result(InternalRow[] rows, StructType readSchema) implements LocalScan {}

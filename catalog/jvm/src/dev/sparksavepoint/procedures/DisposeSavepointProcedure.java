@@ -15,7 +15,9 @@ import org.apache.spark.sql.types.DataTypes;
 final class DisposeSavepointProcedure extends ActionProcedure {
 
   DisposeSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint, "dispose_savepoint",
+    super(
+        checkpoint,
+        "dispose_savepoint",
         "Removes a savepoint: exactly the files its manifest lists.",
         "path string, message string",
         in("path", DataTypes.StringType, "''"));

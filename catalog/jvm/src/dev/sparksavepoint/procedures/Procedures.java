@@ -24,11 +24,12 @@ public final class Procedures {
   /** The namespace procedures live in: {@code <catalog>.system}. */
   public static final String NAMESPACE = "system";
 
-  private static final Map<String, Function<Supplier<String>, ActionProcedure>> ALL = Map.of(
-      "take_savepoint", TakeSavepointProcedure::new,
-      "restore_savepoint", RestoreSavepointProcedure::new,
-      "dispose_savepoint", DisposeSavepointProcedure::new,
-      "recover", RecoverProcedure::new);
+  private static final Map<String, Function<Supplier<String>, ActionProcedure>> ALL =
+      Map.of(
+          "take_savepoint", TakeSavepointProcedure::new,
+          "restore_savepoint", RestoreSavepointProcedure::new,
+          "dispose_savepoint", DisposeSavepointProcedure::new,
+          "recover", RecoverProcedure::new);
 
   private Procedures() {}
 

@@ -15,7 +15,9 @@ import org.apache.spark.sql.types.DataTypes;
 final class RecoverProcedure extends ActionProcedure {
 
   RecoverProcedure(Supplier<String> checkpoint) {
-    super(checkpoint, "recover",
+    super(
+        checkpoint,
+        "recover",
         "Completes or removes what an interrupted edit of the checkpoint left.",
         "checkpoint string, message string",
         in("force", DataTypes.BooleanType, "false"));
@@ -23,7 +25,7 @@ final class RecoverProcedure extends ActionProcedure {
 
   @Override
   List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
-    return List.<Object[]>of(new Object[] {checkpoint,
-        RecoverEdit.run(spark, checkpoint, args.getBoolean(0))});
+    return List.<Object[]>of(
+        new Object[] {checkpoint, RecoverEdit.run(spark, checkpoint, args.getBoolean(0))});
   }
 }

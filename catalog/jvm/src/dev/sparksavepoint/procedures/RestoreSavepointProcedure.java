@@ -16,11 +16,15 @@ import org.apache.spark.sql.types.DataTypes;
 final class RestoreSavepointProcedure extends ActionProcedure {
 
   RestoreSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint, "restore_savepoint",
+    super(
+        checkpoint,
+        "restore_savepoint",
         "Restores the checkpoint or savepoint into a new checkpoint folder.",
         "target string, message string",
-        in("target", DataTypes.StringType, null), in("partitions", DataTypes.IntegerType, "0"),
-        in("provider", DataTypes.StringType, "''"), in("uids", DataTypes.StringType, "''"),
+        in("target", DataTypes.StringType, null),
+        in("partitions", DataTypes.IntegerType, "0"),
+        in("provider", DataTypes.StringType, "''"),
+        in("uids", DataTypes.StringType, "''"),
         in("drop", DataTypes.StringType, "''"));
   }
 
@@ -28,9 +32,16 @@ final class RestoreSavepointProcedure extends ActionProcedure {
   List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
     String target = string(args, 0);
     String provider = string(args, 2);
-    String message = RestoreSavepoint.run(spark, checkpoint, target, CopyChanges.of(
-        args.getInt(1), provider == null || provider.isEmpty() ? null : provider,
-        list(string(args, 3)), list(string(args, 4))));
+    String message =
+        RestoreSavepoint.run(
+            spark,
+            checkpoint,
+            target,
+            CopyChanges.of(
+                args.getInt(1),
+                provider == null || provider.isEmpty() ? null : provider,
+                list(string(args, 3)),
+                list(string(args, 4))));
     return List.<Object[]>of(new Object[] {target, message});
   }
 }

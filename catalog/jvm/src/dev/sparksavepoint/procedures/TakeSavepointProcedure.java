@@ -18,27 +18,39 @@ final class TakeSavepointProcedure extends ActionProcedure {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   TakeSavepointProcedure(Supplier<String> checkpoint) {
-    super(checkpoint, "take_savepoint",
+    super(
+        checkpoint,
+        "take_savepoint",
         "Takes a savepoint of the checkpoint into a new folder; returns its manifest.",
         "path string, batch_id bigint, writable boolean, operators int, rows bigint,"
             + " state_bytes bigint, manifest string",
-        in("target", DataTypes.StringType, null), in("batch_id", DataTypes.LongType, "-1"),
-        in("uids", DataTypes.StringType, "''"), in("writable", DataTypes.BooleanType, "false"));
+        in("target", DataTypes.StringType, null),
+        in("batch_id", DataTypes.LongType, "-1"),
+        in("uids", DataTypes.StringType, "''"),
+        in("writable", DataTypes.BooleanType, "false"));
   }
 
   @Override
   List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
     String target = string(args, 0);
-    String manifest = TakeSavepoint.run(spark, checkpoint, target, args.getLong(1),
-        list(string(args, 2)), args.getBoolean(3));
+    String manifest =
+        TakeSavepoint.run(
+            spark, checkpoint, target, args.getLong(1), list(string(args, 2)), args.getBoolean(3));
     JsonNode m;
     try {
       m = JSON.readTree(manifest);
     } catch (java.io.IOException e) {
       throw new IllegalStateException("the manifest just written does not parse", e);
     }
-    return List.<Object[]>of(new Object[] {target, m.path("batch_id").asLong(),
-        m.path("writable").asBoolean(), m.path("operators").size(), m.path("rows").asLong(),
-        m.path("state_bytes").asLong(), manifest});
+    return List.<Object[]>of(
+        new Object[] {
+          target,
+          m.path("batch_id").asLong(),
+          m.path("writable").asBoolean(),
+          m.path("operators").size(),
+          m.path("rows").asLong(),
+          m.path("state_bytes").asLong(),
+          manifest
+        });
   }
 }

@@ -57,14 +57,22 @@ public final class FlatScan implements Scan, Batch {
   }
 
   /** What a read task reports when Spark's provider cannot load the state files it reads. */
-  public record ReadFailure(String checkpoint, String uid, long operatorId, String state,
-      long batchId) implements java.io.Serializable {
+  public record ReadFailure(
+      String checkpoint, String uid, long operatorId, String state, long batchId)
+      implements java.io.Serializable {
     RuntimeException of(Throwable cause) {
       // A SparkThrowable thrown in a task reaches the driver as itself (Spark 4.3), not as a
       // "Job aborted due to stage failure" wrapper.
-      return Errors.unloadableState(checkpoint, uid, operatorId, state, batchId,
-          CheckpointLog.stateVersion(batchId), org.apache.spark.TaskContext.getPartitionId(),
-          cause).raise();
+      return Errors.unloadableState(
+              checkpoint,
+              uid,
+              operatorId,
+              state,
+              batchId,
+              CheckpointLog.stateVersion(batchId),
+              org.apache.spark.TaskContext.getPartitionId(),
+              cause)
+          .raise();
     }
   }
 

@@ -32,14 +32,17 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class FlatSchema implements Serializable {
   /** The metadata column of every state table: the state partition that holds the row. */
   public static final String PARTITION_ID = "partition_id";
+
   private static final Set<String> EXPANDED =
       Set.of("key", "value", "list_element", "user_map_key", "user_map_value");
 
   private final StructType source;
   private final List<int[]> paths = new ArrayList<>();
   private final List<StructField> fields = new ArrayList<>();
+
   /** The reader's partition_id column, or -1 when it has none. */
   private int partitionIndex = -1;
+
   /** Whether rows carry partition_id after the data columns ({@link #pruned}). */
   private boolean readsPartition;
 
@@ -119,11 +122,13 @@ public final class FlatSchema implements Serializable {
     }
     if (taken.contains(name.toLowerCase())) name = origin + "_" + name;
     taken.add(name.toLowerCase());
-    String comment = origin.isEmpty() ? field.name()
-        : "state " + origin.replace('_', ' ') + " field";
+    String comment =
+        origin.isEmpty() ? field.name() : "state " + origin.replace('_', ' ') + " field";
     paths.add(path);
-    Metadata metadata = new org.apache.spark.sql.types.MetadataBuilder()
-        .putString(STATE_FIELD, field.name()).build();
+    Metadata metadata =
+        new org.apache.spark.sql.types.MetadataBuilder()
+            .putString(STATE_FIELD, field.name())
+            .build();
     fields.add(new StructField(name, field.dataType(), true, metadata).withComment(comment));
   }
 
@@ -145,8 +150,9 @@ public final class FlatSchema implements Serializable {
   /** The metadata column {@code partition_id} (comment "state partition"), or null if none. */
   public StructField partitionColumn() {
     if (partitionIndex < 0) return null;
-    return new StructField(PARTITION_ID, source.fields()[partitionIndex].dataType(), false,
-        Metadata.empty()).withComment("state partition");
+    return new StructField(
+            PARTITION_ID, source.fields()[partitionIndex].dataType(), false, Metadata.empty())
+        .withComment("state partition");
   }
 
   /**
@@ -155,8 +161,10 @@ public final class FlatSchema implements Serializable {
    * has that name (which then hides it, as Spark hides a metadata column).
    */
   public FlatSchema pruned(StructType required) {
-    boolean wanted = partitionIndex >= 0 && List.of(required.fieldNames()).contains(PARTITION_ID)
-        && schema().getFieldIndex(PARTITION_ID).isEmpty();
+    boolean wanted =
+        partitionIndex >= 0
+            && List.of(required.fieldNames()).contains(PARTITION_ID)
+            && schema().getFieldIndex(PARTITION_ID).isEmpty();
     if (wanted == readsPartition) return this;
     FlatSchema copy = new FlatSchema(source, valueNames);
     copy.readsPartition = wanted;

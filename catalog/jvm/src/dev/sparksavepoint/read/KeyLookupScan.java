@@ -54,7 +54,11 @@ final class KeyLookupScan implements Scan, Batch {
   private final FlatScan.ReadFailure failure;
   private final List<Object[]> keys;
 
-  KeyLookupScan(Target target, FlatSchema flat, String name, FlatScan.ReadFailure failure,
+  KeyLookupScan(
+      Target target,
+      FlatSchema flat,
+      String name,
+      FlatScan.ReadFailure failure,
       List<Object[]> keys) {
     this.target = target;
     this.flat = flat;
@@ -68,8 +72,14 @@ final class KeyLookupScan implements Scan, Batch {
    * stores of one key and one value per entry are looked up (aggregation, dropDuplicates,
    * [flatMap|applyInPandas]GroupsWithState).
    */
-  record Target(String stateLocation, StoreSpec spec, long version, HashMap<Long, String[][]> ids,
-      StateStoreConf conf, SerializableConfiguration hadoopConf) implements Serializable {
+  record Target(
+      String stateLocation,
+      StoreSpec spec,
+      long version,
+      HashMap<Long, String[][]> ids,
+      StateStoreConf conf,
+      SerializableConfiguration hadoopConf)
+      implements Serializable {
 
     /**
      * The lookup target of a table from {@code origin} whose reader schema is {@code source},
@@ -86,12 +96,19 @@ final class KeyLookupScan implements Scan, Batch {
       // a non-strict query placed keys by its input's partitioning: a key may live anywhere
       if (!KeyPlacement.isStrict(ckpt, op, batch)) return null;
       HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, batch);
-      StoreSpec spec = new StoreSpec(op.id(), origin.ref().value(), op.numPartitions(),
-          (StructType) source.apply("key").dataType(),
-          (StructType) source.apply("value").dataType(), op.storeNames().indexOf(
-              origin.ref().value()));
-      return new Target(new org.apache.hadoop.fs.Path(ckpt.location(), "state").toString(), spec,
-          CheckpointLog.stateVersion(batch), ids,
+      StoreSpec spec =
+          new StoreSpec(
+              op.id(),
+              origin.ref().value(),
+              op.numPartitions(),
+              (StructType) source.apply("key").dataType(),
+              (StructType) source.apply("value").dataType(),
+              op.storeNames().indexOf(origin.ref().value()));
+      return new Target(
+          new org.apache.hadoop.fs.Path(ckpt.location(), "state").toString(),
+          spec,
+          CheckpointLog.stateVersion(batch),
+          ids,
           StoreProviders.storeConf(spark, ckpt.location(), batch, ids),
           new SerializableConfiguration(hadoop));
     }
@@ -118,15 +135,18 @@ final class KeyLookupScan implements Scan, Batch {
   @Override
   public InputPartition[] planInputPartitions() {
     StructType keySchema = target.spec().keySchema();
-    KeyPartitioner partitioner = KeyPartitioner.of(target.spec().storeName(), "default",
-        keySchema, target.spec().numPartitions());
+    KeyPartitioner partitioner =
+        KeyPartitioner.of(
+            target.spec().storeName(), "default", keySchema, target.spec().numPartitions());
     Map<Integer, List<byte[]>> byPartition = new TreeMap<>();
     for (Object[] values : keys) {
       UnsafeRow key = encode(keySchema, values);
-      byPartition.computeIfAbsent(partitioner.partition(key), p -> new ArrayList<>())
+      byPartition
+          .computeIfAbsent(partitioner.partition(key), p -> new ArrayList<>())
           .add(key.getBytes());
     }
-    return byPartition.entrySet().stream().map(e -> new Keys(e.getKey(), e.getValue()))
+    return byPartition.entrySet().stream()
+        .map(e -> new Keys(e.getKey(), e.getValue()))
         .toArray(InputPartition[]::new);
   }
 
@@ -139,7 +159,8 @@ final class KeyLookupScan implements Scan, Batch {
       fields.add(new Literal(values[i], type));
     }
     return UnsafeProjection.create(CollectionConverters.asScala(fields).toList())
-        .apply(new GenericInternalRow(0)).copy();
+        .apply(new GenericInternalRow(0))
+        .copy();
   }
 
   @Override
@@ -156,12 +177,19 @@ final class KeyLookupScan implements Scan, Batch {
       List<InternalRow> rows = new ArrayList<>();
       StoreSpec spec = target.spec();
       try {
-        StateStoreProvider provider = StoreProviders.open(target.stateLocation(),
-            UUID.randomUUID(), target.conf(), target.hadoopConf().value(), spec,
-            part.partition());
+        StateStoreProvider provider =
+            StoreProviders.open(
+                target.stateLocation(),
+                UUID.randomUUID(),
+                target.conf(),
+                target.hadoopConf().value(),
+                spec,
+                part.partition());
         try {
-          ReadStateStore store = provider.getReadStore(target.version(),
-              Option.apply(StoreProviders.uniqueId(target.ids(), spec, part.partition())));
+          ReadStateStore store =
+              provider.getReadStore(
+                  target.version(),
+                  Option.apply(StoreProviders.uniqueId(target.ids(), spec, part.partition())));
           try {
             UnsafeProjection projection = flat.projection();
             int fields = spec.keySchema().size();
@@ -170,8 +198,12 @@ final class KeyLookupScan implements Scan, Batch {
               key.pointTo(bytes, bytes.length);
               UnsafeRow value = store.get(key, StateStore.DEFAULT_COL_FAMILY_NAME());
               if (value == null) continue;
-              rows.add(projection.apply(new GenericInternalRow(
-                  new Object[] {key, value.copy(), part.partition()})).copy());
+              rows.add(
+                  projection
+                      .apply(
+                          new GenericInternalRow(
+                              new Object[] {key, value.copy(), part.partition()}))
+                      .copy());
             }
           } finally {
             store.abort();

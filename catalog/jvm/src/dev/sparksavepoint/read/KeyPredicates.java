@@ -73,8 +73,12 @@ final class KeyPredicates {
   }
 
   /** Narrows {@code allowed} by one conjunct; conjuncts of other shapes narrow nothing. */
-  private static void collect(Predicate p, List<String> columns, StructType schema,
-      Map<String, Set<Object>> allowed, List<Predicate> used) {
+  private static void collect(
+      Predicate p,
+      List<String> columns,
+      StructType schema,
+      Map<String, Set<Object>> allowed,
+      List<Predicate> used) {
     if (p.name().equals("AND")) {
       for (Expression child : p.children()) {
         if (child instanceof Predicate c) collect(c, columns, schema, allowed, used);
@@ -96,10 +100,13 @@ final class KeyPredicates {
       // a NULL key field matches only <=> NULL
       if (literal.value() != null || p.name().equals("<=>")) values.add(literal.value());
     }
-    allowed.merge(column, values, (a, b) -> {
-      a.retainAll(b);
-      return a;
-    });
+    allowed.merge(
+        column,
+        values,
+        (a, b) -> {
+          a.retainAll(b);
+          return a;
+        });
     used.add(p);
   }
 

@@ -1,21 +1,5 @@
 package dev.sparksavepoint.read;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
-import org.apache.spark.sql.Column;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.classic.Dataset$;
-import org.apache.spark.sql.classic.Dataset;
-import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.connector.catalog.SupportsRead;
-import org.apache.spark.sql.connector.expressions.Transform;
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
-import org.apache.spark.sql.types.StructType;
-import scala.Option;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.hash;
@@ -23,6 +7,23 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.pmod;
 import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.classic.Dataset;
+import org.apache.spark.sql.classic.Dataset$;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import org.apache.spark.sql.execution.datasources.v2.state.StateDataSource;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
 
 /**
  * Which sets of key columns place every stored key of a state where it lives: one Spark job
@@ -50,35 +51,40 @@ public final class PlacementCheck {
    * fields of the state read with {@code options} as {@code schema} (the reader's, from
    * {@link StateSource#schema}), in {@code n} partitions.
    */
-  public static PlacementCheck run(Map<String, String> options, StructType schema, int n,
-      int[] given) {
+  public static PlacementCheck run(
+      Map<String, String> options, StructType schema, int n, int[] given) {
     List<String> keyFields = List.of(((StructType) schema.apply("key").dataType()).fieldNames());
     List<int[]> candidates = candidates(keyFields.size());
     if (given != null && candidates.stream().noneMatch(c -> Arrays.equals(c, given))) {
       candidates.add(0, given);
     }
-    return ReaderSession.run(options, () -> {
-      SparkSession spark = (SparkSession) SparkSession.active();
-      Column partition = col("partition_id");
-      List<Column> misses = new ArrayList<>();
-      for (int[] columns : candidates) {
-        Column[] key = Arrays.stream(columns)
-            .mapToObj(i -> col("key").getField(keyFields.get(i))).toArray(Column[]::new);
-        Column placed = pmod(hash(key), lit(n));
-        misses.add(sum(when(placed.equalTo(partition), 0L).otherwise(1L)));
-      }
-      SupportsRead table = (SupportsRead) new StateDataSource()
-          .getTable(schema, new Transform[0], options);
-      // the table was made with the reader options; the relation passes none to its scans
-      Dataset<Row> state = Dataset$.MODULE$.ofRows(spark,
-          DataSourceV2Relation.create(table, Option.empty(), Option.empty()));
-      Row row = state.agg(count(lit(1)), misses.toArray(Column[]::new)).first();
-      long[] misplaced = new long[candidates.size()];
-      for (int i = 0; i < misplaced.length; i++) {
-        misplaced[i] = row.isNullAt(i + 1) ? 0 : row.getLong(i + 1);
-      }
-      return new PlacementCheck(row.getLong(0), candidates, misplaced);
-    });
+    return ReaderSession.run(
+        options,
+        () -> {
+          SparkSession spark = (SparkSession) SparkSession.active();
+          Column partition = col("partition_id");
+          List<Column> misses = new ArrayList<>();
+          for (int[] columns : candidates) {
+            Column[] key =
+                Arrays.stream(columns)
+                    .mapToObj(i -> col("key").getField(keyFields.get(i)))
+                    .toArray(Column[]::new);
+            Column placed = pmod(hash(key), lit(n));
+            misses.add(sum(when(placed.equalTo(partition), 0L).otherwise(1L)));
+          }
+          SupportsRead table =
+              (SupportsRead) new StateDataSource().getTable(schema, new Transform[0], options);
+          // the table was made with the reader options; the relation passes none to its scans
+          Dataset<Row> state =
+              Dataset$.MODULE$.ofRows(
+                  spark, DataSourceV2Relation.create(table, Option.empty(), Option.empty()));
+          Row row = state.agg(count(lit(1)), misses.toArray(Column[]::new)).first();
+          long[] misplaced = new long[candidates.size()];
+          for (int i = 0; i < misplaced.length; i++) {
+            misplaced[i] = row.isNullAt(i + 1) ? 0 : row.getLong(i + 1);
+          }
+          return new PlacementCheck(row.getLong(0), candidates, misplaced);
+        });
   }
 
   /** Non-empty subsets of the key columns in key order, smallest first. */
@@ -90,8 +96,8 @@ public final class PlacementCheck {
     }
     for (int mask = 1; mask < (1 << columns); mask++) {
       final int m = mask;
-      out.add(java.util.stream.IntStream.range(0, columns).filter(i -> (m & (1 << i)) != 0)
-          .toArray());
+      out.add(
+          java.util.stream.IntStream.range(0, columns).filter(i -> (m & (1 << i)) != 0).toArray());
     }
     out.sort((a, b) -> a.length != b.length ? a.length - b.length : Arrays.compare(a, b));
     return out;
@@ -119,15 +125,23 @@ public final class PlacementCheck {
     List<String> fitting = new ArrayList<>();
     for (int i = 0; i < candidates.size(); i++) {
       if (misplaced[i] == 0) {
-        fitting.add("'" + Arrays.stream(candidates.get(i)).mapToObj(names::get)
-            .collect(Collectors.joining(",")) + "'");
+        fitting.add(
+            "'"
+                + Arrays.stream(candidates.get(i))
+                    .mapToObj(names::get)
+                    .collect(Collectors.joining(","))
+                + "'");
       }
     }
     if (fitting.isEmpty()) {
-      return "no set of key columns places all " + keys + " stored keys where they live (the"
+      return "no set of key columns places all "
+          + keys
+          + " stored keys where they live (the"
           + " query partitioned by an expression, not by key columns)";
     }
-    return "the " + keys + " stored keys fit partitioned_by " + String.join(" or ",
-        fitting.subList(0, Math.min(3, fitting.size())));
+    return "the "
+        + keys
+        + " stored keys fit partitioned_by "
+        + String.join(" or ", fitting.subList(0, Math.min(3, fitting.size())));
   }
 }

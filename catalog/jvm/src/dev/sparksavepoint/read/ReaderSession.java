@@ -59,7 +59,8 @@ final class ReaderSession {
       String impl = RelocatedSchemaFs.implKey(moved.recordedRoot().toUri().getScheme());
       settings.put(Settings.RELOCATED_SCHEMA_DELEGATE, hadoop.get(impl));
       settings.put(impl, RelocatedSchemaFs.class.getName());
-      settings.put(Settings.RELOCATED_SCHEMA_FROM,
+      settings.put(
+          Settings.RELOCATED_SCHEMA_FROM,
           Path.getPathWithoutSchemeAndAuthority(moved.recordedRoot()).toString());
       settings.put(Settings.RELOCATED_SCHEMA_TO, moved.root().toString());
     }
@@ -67,13 +68,16 @@ final class ReaderSession {
   }
 
   /** The relocation of the schema files of the operator {@code options} read, or null. */
-  private static MovedSchemaFiles.Relocation relocation(SparkSession spark,
-      Map<String, String> options) {
+  private static MovedSchemaFiles.Relocation relocation(
+      SparkSession spark, Map<String, String> options) {
     String path = options.get("path");
     String batch = options.getOrDefault("batchId", options.get("changeEndBatchId"));
     if (path == null || batch == null) return null;
-    return MovedSchemaFiles.of(spark.sessionState().newHadoopConf(), path,
-        Long.parseLong(options.getOrDefault("operatorId", "0")), Long.parseLong(batch));
+    return MovedSchemaFiles.of(
+        spark.sessionState().newHadoopConf(),
+        path,
+        Long.parseLong(options.getOrDefault("operatorId", "0")),
+        Long.parseLong(batch));
   }
 
   /** 2 when the commit entry of the batch read records state checkpoint ids, else 1. */

@@ -61,21 +61,24 @@ public final class RelocatedSchemaFs extends FilterFs {
   @Override
   public FSDataInputStream open(Path f) throws IOException {
     Path moved = relocated(f);
-    return moved == null ? super.open(f) : FileContext.getFileContext(moved.toUri(), plain)
-        .open(moved);
+    return moved == null
+        ? super.open(f)
+        : FileContext.getFileContext(moved.toUri(), plain).open(moved);
   }
 
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
     Path moved = relocated(f);
-    return moved == null ? super.open(f, bufferSize)
+    return moved == null
+        ? super.open(f, bufferSize)
         : FileContext.getFileContext(moved.toUri(), plain).open(moved, bufferSize);
   }
 
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
     Path moved = relocated(f);
-    return moved == null ? super.getFileStatus(f)
+    return moved == null
+        ? super.getFileStatus(f)
         : FileContext.getFileContext(moved.toUri(), plain).getFileStatus(moved);
   }
 }

@@ -24,8 +24,10 @@ public final class StateScanBuilder
   private FlatSchema flat;
   private final String name;
   private final FlatScan.ReadFailure failure;
+
   /** Where the table comes from; null when its reads are always scans. */
   private final TableOrigin origin;
+
   private KeyPredicates.Pinned pinned;
 
   /**
@@ -33,8 +35,12 @@ public final class StateScanBuilder
    * {@code origin}; null {@code origin}: every read scans (a row-level command's read, which
    * must see every row).
    */
-  public StateScanBuilder(Supplier<ScanBuilder> source, FlatSchema flat, String name,
-      FlatScan.ReadFailure failure, TableOrigin origin) {
+  public StateScanBuilder(
+      Supplier<ScanBuilder> source,
+      FlatSchema flat,
+      String name,
+      FlatScan.ReadFailure failure,
+      TableOrigin origin) {
     this.source = source;
     this.flat = flat;
     this.name = name;

@@ -23,8 +23,8 @@ public final class StateSource {
 
   /** The nested schema ({@code key}, {@code value}, ..., {@code partition_id}) of a state. */
   public static StructType schema(Map<String, String> options) {
-    return ReaderSession.run(options,
-        () -> new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options)));
+    return ReaderSession.run(
+        options, () -> new StateDataSource().inferSchema(new CaseInsensitiveStringMap(options)));
   }
 
   /**
@@ -33,23 +33,26 @@ public final class StateSource {
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when its state schema
    *     or metadata files cannot be read
    */
-  public static StructType schema(String checkpoint, Operator op, String table, long batchId,
-      Map<String, String> options) {
+  public static StructType schema(
+      String checkpoint, Operator op, String table, long batchId, Map<String, String> options) {
     try {
       return op.recordsWholeRowAsValue() ? withPlaceholderValue(schema(options)) : schema(options);
     } catch (Exception e) { // Spark's readers may throw Hadoop's checked exceptions
       if (Errors.isSavepointError(e)) throw e;
       String missing = MovedSchemaFiles.missingElsewhere(checkpoint, e);
       if (missing != null) throw Errors.movedCheckpoint(checkpoint, op.uid(), missing);
-      throw Errors.corruptFile(checkpoint, "state/" + op.id() + "/ (state schema files"
-          + " of " + op.uid() + "." + table + ")", "batch " + batchId, e, "Restore the state"
-          + " folder's _metadata and _stateSchema files from a copy of the checkpoint.");
+      throw Errors.corruptFile(
+          checkpoint,
+          "state/" + op.id() + "/ (state schema files" + " of " + op.uid() + "." + table + ")",
+          "batch " + batchId,
+          e,
+          "Restore the state"
+              + " folder's _metadata and _stateSchema files from a copy of the checkpoint.");
     }
   }
 
   /** dropDuplicates' value as Spark 3.5 and later record it: one void placeholder field. */
-  public static final StructType DEDUP_VALUE =
-      new StructType().add("__dummy__", NullType$.MODULE$);
+  public static final StructType DEDUP_VALUE = new StructType().add("__dummy__", NullType$.MODULE$);
 
   /**
    * The reader's schema with dropDuplicates' placeholder as its {@code value}: for a
@@ -62,8 +65,8 @@ public final class StateSource {
     StructField[] fields = schema.fields().clone();
     for (int i = 0; i < fields.length; i++) {
       if (fields[i].name().equals("value")) {
-        fields[i] = new StructField("value", DEDUP_VALUE, fields[i].nullable(),
-            fields[i].metadata());
+        fields[i] =
+            new StructField("value", DEDUP_VALUE, fields[i].nullable(), fields[i].metadata());
       }
     }
     return new StructType(fields);
@@ -71,10 +74,12 @@ public final class StateSource {
 
   /** A scan builder of the state reader with {@code options}, for a known {@code schema}. */
   public static ScanBuilder scanBuilder(StructType schema, Map<String, String> options) {
-    return ReaderSession.run(options, () -> {
-      SupportsRead table = (SupportsRead) new StateDataSource()
-          .getTable(schema, new Transform[0], options);
-      return table.newScanBuilder(new CaseInsensitiveStringMap(options));
-    });
+    return ReaderSession.run(
+        options,
+        () -> {
+          SupportsRead table =
+              (SupportsRead) new StateDataSource().getTable(schema, new Transform[0], options);
+          return table.newScanBuilder(new CaseInsensitiveStringMap(options));
+        });
   }
 }

@@ -55,7 +55,9 @@ public final class LateInstall {
     } catch (ReflectiveOperationException | RuntimeException e) {
       return "UPDATE, MERGE and writing a narrower whole number into a key column need the"
           + " session's SQL extensions, which this Spark build does not let us add to a running"
-          + " session (" + e + ")";
+          + " session ("
+          + e
+          + ")";
     }
   }
 

@@ -30,31 +30,59 @@ import scala.runtime.BoxedUnit;
  */
 public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
   /** Commands that only read: matched by class name so Spark's internal classes stay unlinked. */
-  private static final Set<String> READ_COMMANDS = Set.of(
-      "ShowNamespaces", "ShowNamespacesCommand", "ShowTables", "ShowTablesCommand",
-      "ShowTableExtended", "ShowTablesExtended", "ShowViews", "ShowViewsCommand",
-      "ShowFunctions", "ShowFunctionsCommand", "ShowColumns", "ShowColumnsCommand",
-      "ShowTableProperties", "ShowTablePropertiesCommand", "ShowCreateTable",
-      "ShowCreateTableCommand", "ShowCreateTableAsSerdeCommand", "ShowPartitions",
-      "ShowPartitionsCommand", "ShowCatalogsCommand", "ShowCurrentNamespace",
-      "ShowCurrentNamespaceCommand", "SetCatalogAndNamespace", "SetNamespaceCommand",
-      "SetCatalogCommand", "DescribeNamespace", "DescribeRelation", "DescribeColumn",
-      "DescribeFunction", "DescribeTableCommand", "DescribeColumnCommand",
-      "DescribeDatabaseCommand", "DescribeFunctionCommand", "DescribeQueryCommand",
-      "ExplainCommand", "SetCommand", "ResetCommand");
+  private static final Set<String> READ_COMMANDS =
+      Set.of(
+          "ShowNamespaces",
+          "ShowNamespacesCommand",
+          "ShowTables",
+          "ShowTablesCommand",
+          "ShowTableExtended",
+          "ShowTablesExtended",
+          "ShowViews",
+          "ShowViewsCommand",
+          "ShowFunctions",
+          "ShowFunctionsCommand",
+          "ShowColumns",
+          "ShowColumnsCommand",
+          "ShowTableProperties",
+          "ShowTablePropertiesCommand",
+          "ShowCreateTable",
+          "ShowCreateTableCommand",
+          "ShowCreateTableAsSerdeCommand",
+          "ShowPartitions",
+          "ShowPartitionsCommand",
+          "ShowCatalogsCommand",
+          "ShowCurrentNamespace",
+          "ShowCurrentNamespaceCommand",
+          "SetCatalogAndNamespace",
+          "SetNamespaceCommand",
+          "SetCatalogCommand",
+          "DescribeNamespace",
+          "DescribeRelation",
+          "DescribeColumn",
+          "DescribeFunction",
+          "DescribeTableCommand",
+          "DescribeColumnCommand",
+          "DescribeDatabaseCommand",
+          "DescribeFunctionCommand",
+          "DescribeQueryCommand",
+          "ExplainCommand",
+          "SetCommand",
+          "ResetCommand");
 
-  private static final String[] PROTECTED_KEYS =
-      {"spark.sql.catalog.", "spark.savepoint.", "spark.sql.extensions"};
+  private static final String[] PROTECTED_KEYS = {
+    "spark.sql.catalog.", "spark.savepoint.", "spark.sql.extensions"
+  };
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectCheckRule(new AbstractFunction1<
-        SparkSession, Function1<LogicalPlan, BoxedUnit>>() {
-      @Override
-      public Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
-        return new Check(session);
-      }
-    });
+    extensions.injectCheckRule(
+        new AbstractFunction1<SparkSession, Function1<LogicalPlan, BoxedUnit>>() {
+          @Override
+          public Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
+            return new Check(session);
+          }
+        });
     return BoxedUnit.UNIT;
   }
 
@@ -90,5 +118,4 @@ public final class ReadOnlyGuard extends AbstractFunction1<SparkSessionExtension
       if (key.startsWith(prefix)) throw ReadOnlyMode.refused("SET " + key);
     }
   }
-
 }

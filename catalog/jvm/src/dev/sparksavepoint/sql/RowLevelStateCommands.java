@@ -34,9 +34,16 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
     }
     if (plan instanceof MergeIntoTable m) {
       LogicalPlan target = twin(m.targetTable(), m.references());
-      return target == m.targetTable() ? plan : m.copy(target, m.sourceTable(),
-          m.mergeCondition(), m.matchedActions(), m.notMatchedActions(),
-          m.notMatchedBySourceActions(), m.withSchemaEvolution());
+      return target == m.targetTable()
+          ? plan
+          : m.copy(
+              target,
+              m.sourceTable(),
+              m.mergeCondition(),
+              m.matchedActions(),
+              m.notMatchedActions(),
+              m.notMatchedBySourceActions(),
+              m.withSchemaEvolution());
     }
     return plan;
   }
@@ -48,25 +55,32 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
    * would be new attributes.
    */
   private static LogicalPlan twin(LogicalPlan target, AttributeSet referenced) {
-    return target.transformUp(new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
-      @Override
-      public boolean isDefinedAt(LogicalPlan node) {
-        return node instanceof DataSourceV2Relation r && r.table() instanceof FlatStateTable t
-            && !t.isRowLevelTwin();
-      }
+    return target.transformUp(
+        new AbstractPartialFunction<LogicalPlan, LogicalPlan>() {
+          @Override
+          public boolean isDefinedAt(LogicalPlan node) {
+            return node instanceof DataSourceV2Relation r
+                && r.table() instanceof FlatStateTable t
+                && !t.isRowLevelTwin();
+          }
 
-      @Override
-      public LogicalPlan apply(LogicalPlan node) {
-        if (!isDefinedAt(node)) return node;
-        DataSourceV2Relation r = (DataSourceV2Relation) node;
-        List<AttributeReference> output = new ArrayList<>(CollectionConverters.asJava(r.output()));
-        for (AttributeReference column : CollectionConverters.asJava(r.metadataOutput())) {
-          if (referenced.contains(column) && !output.contains(column)) output.add(column);
-        }
-        return r.copy(((FlatStateTable) r.table()).forRowLevelCommands(),
-            CollectionConverters.asScala(output).toSeq(), r.catalog(), r.identifier(), r.options(),
-            r.timeTravelSpec());
-      }
-    });
+          @Override
+          public LogicalPlan apply(LogicalPlan node) {
+            if (!isDefinedAt(node)) return node;
+            DataSourceV2Relation r = (DataSourceV2Relation) node;
+            List<AttributeReference> output =
+                new ArrayList<>(CollectionConverters.asJava(r.output()));
+            for (AttributeReference column : CollectionConverters.asJava(r.metadataOutput())) {
+              if (referenced.contains(column) && !output.contains(column)) output.add(column);
+            }
+            return r.copy(
+                ((FlatStateTable) r.table()).forRowLevelCommands(),
+                CollectionConverters.asScala(output).toSeq(),
+                r.catalog(),
+                r.identifier(),
+                r.options(),
+                r.timeTravelSpec());
+          }
+        });
   }
 }

@@ -50,40 +50,76 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
   static final String METADATA = "savepoint_metadata";
   static final String STATE = "savepoint_state";
   static final String LIST = "savepoint_list";
+
   /** The columns of {@code savepoint_list}, as {@link SavepointList} names them. */
-  static final StructType LIST_SCHEMA = StructType.fromDDL("path string, query_id string,"
-      + " batch_id bigint, taken_at string, committed_at string, source string,"
-      + " operators string, provider string, partitions int, rows bigint, bytes bigint,"
-      + " writable boolean");
+  static final StructType LIST_SCHEMA =
+      StructType.fromDDL(
+          "path string, query_id string,"
+              + " batch_id bigint, taken_at string, committed_at string, source string,"
+              + " operators string, provider string, partitions int, rows bigint, bytes bigint,"
+              + " writable boolean");
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectTableFunction(new Tuple3<>(
-        FunctionIdentifier.apply(METADATA),
-        new ExpressionInfo(SavepointExtensions.class.getName(), null, METADATA,
-            "_FUNC_(path [, batchId]) - One row per state table of the streaming checkpoint.",
-            "", "\n    Examples:\n      > SELECT uid, state FROM _FUNC_('/data/ckpt');\n", "",
-            "table_funcs", "0.1.0", "", "built-in"),
-        (Function1<Seq<Expression>, LogicalPlan>) args -> metadata(args)));
-    extensions.injectTableFunction(new Tuple3<>(
-        FunctionIdentifier.apply(STATE),
-        new ExpressionInfo(SavepointExtensions.class.getName(), null, STATE,
-            "_FUNC_(path, uid, state [, batchId]) - The flat rows of one state.",
-            "", "\n    Examples:\n      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
-            "", "table_funcs", "0.1.0", "", "built-in"),
-        (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
-    extensions.injectTableFunction(new Tuple3<>(
-        FunctionIdentifier.apply(LIST),
-        new ExpressionInfo(SavepointExtensions.class.getName(), null, LIST,
-            "_FUNC_(folder) - The savepoints in a folder (itself, or its subfolders).",
-            "", "\n    Examples:\n      > SELECT path, batch_id FROM _FUNC_('/savepoints');\n",
-            "", "table_funcs", "0.1.0", "", "built-in"),
-        (Function1<Seq<Expression>, LogicalPlan>) args -> list(args)));
+    extensions.injectTableFunction(
+        new Tuple3<>(
+            FunctionIdentifier.apply(METADATA),
+            new ExpressionInfo(
+                SavepointExtensions.class.getName(),
+                null,
+                METADATA,
+                "_FUNC_(path [, batchId]) - One row per state table of the streaming checkpoint.",
+                "",
+                "\n    Examples:\n      > SELECT uid, state FROM _FUNC_('/data/ckpt');\n",
+                "",
+                "table_funcs",
+                "0.1.0",
+                "",
+                "built-in"),
+            (Function1<Seq<Expression>, LogicalPlan>) args -> metadata(args)));
+    extensions.injectTableFunction(
+        new Tuple3<>(
+            FunctionIdentifier.apply(STATE),
+            new ExpressionInfo(
+                SavepointExtensions.class.getName(),
+                null,
+                STATE,
+                "_FUNC_(path, uid, state [, batchId]) - The flat rows of one state.",
+                "",
+                "\n"
+                    + "    Examples:\n"
+                    + "      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
+                "",
+                "table_funcs",
+                "0.1.0",
+                "",
+                "built-in"),
+            (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
+    extensions.injectTableFunction(
+        new Tuple3<>(
+            FunctionIdentifier.apply(LIST),
+            new ExpressionInfo(
+                SavepointExtensions.class.getName(),
+                null,
+                LIST,
+                "_FUNC_(folder) - The savepoints in a folder (itself, or its subfolders).",
+                "",
+                "\n    Examples:\n      > SELECT path, batch_id FROM _FUNC_('/savepoints');\n",
+                "",
+                "table_funcs",
+                "0.1.0",
+                "",
+                "built-in"),
+            (Function1<Seq<Expression>, LogicalPlan>) args -> list(args)));
     extensions.injectResolutionRule(
-        (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+        (Function1<
+                org.apache.spark.sql.SparkSession,
+                org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new WidenKeys());
     extensions.injectResolutionRule(
-        (Function1<org.apache.spark.sql.SparkSession, org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+        (Function1<
+                org.apache.spark.sql.SparkSession,
+                org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new RowLevelStateCommands());
     return BoxedUnit.UNIT;
   }
@@ -113,12 +149,13 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
         for (int i = 0; i < values.length; i++) {
           StructField field = LIST_SCHEMA.fields()[i];
           JsonNode v = s.path(field.name());
-          values[i] = switch (field.dataType().typeName()) {
-            case "long" -> v.asLong();
-            case "integer" -> v.asInt();
-            case "boolean" -> v.asBoolean();
-            default -> v.asText();
-          };
+          values[i] =
+              switch (field.dataType().typeName()) {
+                case "long" -> v.asLong();
+                case "integer" -> v.asInt();
+                case "boolean" -> v.asBoolean();
+                default -> v.asText();
+              };
         }
         rows.add(RowFactory.create(values));
       }
@@ -126,9 +163,11 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
       throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + e.getMessage(), e);
     }
     return LocalRelation.fromExternalRows(
-        CollectionConverters.asScala(CollectionConverters.asJava(
-            DataTypeUtils.toAttributes(LIST_SCHEMA)).stream()
-            .map(a -> (Attribute) a).toList()).toList(),
+        CollectionConverters.asScala(
+                CollectionConverters.asJava(DataTypeUtils.toAttributes(LIST_SCHEMA)).stream()
+                    .map(a -> (Attribute) a)
+                    .toList())
+            .toList(),
         CollectionConverters.asScala(rows).toList());
   }
 
@@ -147,10 +186,11 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
     }
   }
 
-  private static void checkArity(String function, Seq<Expression> args, int min, int max,
-      String usage) {
+  private static void checkArity(
+      String function, Seq<Expression> args, int min, int max, String usage) {
     if (args.size() < min || args.size() > max) {
-      throw Errors.analysis("SAVEPOINT_BAD_ARGUMENTS",
+      throw Errors.analysis(
+          "SAVEPOINT_BAD_ARGUMENTS",
           function + " takes (" + usage + "), got " + args.size() + " argument(s).");
     }
   }
@@ -158,7 +198,8 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
   private static String literal(Seq<Expression> args, int index) {
     Expression arg = args.apply(index);
     if (!arg.foldable()) {
-      throw Errors.analysis("SAVEPOINT_BAD_ARGUMENTS",
+      throw Errors.analysis(
+          "SAVEPOINT_BAD_ARGUMENTS",
           "argument " + (index + 1) + " must be a constant, got " + arg.sql() + ".");
     }
     Object value = arg.eval(null);

@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ValueNamesListener extends StreamingQueryListener {
   private static final Logger LOG = LoggerFactory.getLogger(ValueNamesListener.class);
+
   /** Queries that have not recorded yet, by run id. */
   private final Map<UUID, StreamExecution> waiting = new ConcurrentHashMap<>();
 
@@ -49,8 +50,8 @@ public final class ValueNamesListener extends StreamingQueryListener {
       waiting.put(event.runId(), query);
       ValueNames.expect(root(query));
     } catch (RuntimeException | ReflectiveOperationException e) {
-      LOG.warn("Cannot follow query {} to record its value column names: {}", event.id(),
-          e.toString());
+      LOG.warn(
+          "Cannot follow query {} to record its value column names: {}", event.id(), e.toString());
     }
   }
 
@@ -63,8 +64,11 @@ public final class ValueNamesListener extends StreamingQueryListener {
     try {
       record(query, query.lastExecution());
     } catch (Exception e) {
-      LOG.warn("Could not record the value column names of query {} in checkpoint '{}': {}",
-          query.id(), query.resolvedCheckpointRoot(), e.toString());
+      LOG.warn(
+          "Could not record the value column names of query {} in checkpoint '{}': {}",
+          query.id(),
+          query.resolvedCheckpointRoot(),
+          e.toString());
     } finally {
       ValueNames.settled(root(query));
     }
@@ -76,19 +80,26 @@ public final class ValueNamesListener extends StreamingQueryListener {
     if (query != null) ValueNames.settled(root(query));
   }
 
-  private static void record(StreamExecution query, IncrementalExecution batch)
-      throws IOException {
+  private static void record(StreamExecution query, IncrementalExecution batch) throws IOException {
     Configuration conf = query.sparkSession().sessionState().newHadoopConf();
     Map<Long, ValueNames.Columns> columns = QueryNames.of(batch.executedPlan());
     if (!columns.isEmpty() && ValueNames.record(root(query), columns, conf)) {
-      LOG.info("Recorded the value column names of query {} in {}/{}: {}", query.id(),
-          query.resolvedCheckpointRoot(), ValueNames.FILE, columns);
+      LOG.info(
+          "Recorded the value column names of query {} in {}/{}: {}",
+          query.id(),
+          query.resolvedCheckpointRoot(),
+          ValueNames.FILE,
+          columns);
     }
     if (strictDistribution(batch)) return;
     Map<Long, List<String>> placing = QueryPartitioning.of(batch.executedPlan());
     if (!placing.isEmpty() && RecordedPartitioning.record(root(query), placing, conf)) {
-      LOG.info("Recorded the input partitioning of query {} in {}/{}: {}", query.id(),
-          query.resolvedCheckpointRoot(), RecordedPartitioning.FILE, placing);
+      LOG.info(
+          "Recorded the input partitioning of query {} in {}/{}: {}",
+          query.id(),
+          query.resolvedCheckpointRoot(),
+          RecordedPartitioning.FILE,
+          placing);
     }
   }
 

@@ -4,11 +4,11 @@ import dev.sparksavepoint.catalog.FlatStateTable;
 import dev.sparksavepoint.write.IncomingColumns;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.spark.sql.catalyst.expressions.Alias$;
 import org.apache.spark.sql.catalyst.expressions.Alias;
+import org.apache.spark.sql.catalyst.expressions.Alias$;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
-import org.apache.spark.sql.catalyst.expressions.Cast$;
 import org.apache.spark.sql.catalyst.expressions.Cast;
+import org.apache.spark.sql.catalyst.expressions.Cast$;
 import org.apache.spark.sql.catalyst.expressions.NamedExpression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
@@ -32,7 +32,8 @@ import scala.jdk.javaapi.CollectionConverters;
 public final class WidenKeys extends Rule<LogicalPlan> {
   @Override
   public LogicalPlan apply(LogicalPlan plan) {
-    if (!(plan instanceof V2WriteCommand write) || !write.query().resolved()
+    if (!(plan instanceof V2WriteCommand write)
+        || !write.query().resolved()
         || !(write.table() instanceof DataSourceV2Relation relation)
         || !(relation.table() instanceof FlatStateTable table)) {
       return plan;
@@ -53,24 +54,30 @@ public final class WidenKeys extends Rule<LogicalPlan> {
       }
     }
     if (!changed) return plan;
-    return (LogicalPlan) write.withNewQuery(
-        new Project(CollectionConverters.asScala(projected).toList(), query));
+    return (LogicalPlan)
+        write.withNewQuery(new Project(CollectionConverters.asScala(projected).toList(), query));
   }
 
   private static boolean isKey(StructField column) {
     Option<String> comment = column.getComment();
-    return comment.isDefined() && comment.get().startsWith("state ")
+    return comment.isDefined()
+        && comment.get().startsWith("state ")
         && comment.get().endsWith("key field");
   }
 
   private static boolean widens(DataType from, DataType to) {
-    return !from.equals(to) && from instanceof IntegralType && to instanceof IntegralType
+    return !from.equals(to)
+        && from instanceof IntegralType
+        && to instanceof IntegralType
         && Cast$.MODULE$.canUpCast(from, to);
   }
 
   private static Alias alias(Attribute given, DataType to) {
     Cast cast = new Cast(given, to, Option.apply(SQLConf.get().sessionLocalTimeZone()));
-    return new Alias(cast, given.name(), Alias$.MODULE$.apply$default$3(cast, given.name()),
+    return new Alias(
+        cast,
+        given.name(),
+        Alias$.MODULE$.apply$default$3(cast, given.name()),
         Alias$.MODULE$.apply$default$4(cast, given.name()),
         Alias$.MODULE$.apply$default$5(cast, given.name()),
         Alias$.MODULE$.apply$default$6(cast, given.name()));

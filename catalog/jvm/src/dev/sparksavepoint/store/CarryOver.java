@@ -38,8 +38,8 @@ public final class CarryOver {
    * Every store partition of {@code batch} that none of {@code done} commits; those of
    * {@code cleared} are to be emptied.
    */
-  public static List<Item> missing(StoreBatch batch, List<PartitionCommit> done,
-      List<StoreSpec> cleared) {
+  public static List<Item> missing(
+      StoreBatch batch, List<PartitionCommit> done, List<StoreSpec> cleared) {
     List<Item> items = new ArrayList<>();
     for (StoreSpec spec : batch.stores()) {
       for (int p = 0; p < spec.numPartitions(); p++) {
@@ -56,13 +56,14 @@ public final class CarryOver {
    * Commits the next version of each of {@code items}, emptied with {@code clearing} where the
    * item says so; returns their commits.
    */
-  public static List<PartitionCommit> commit(StoreBatch batch, List<Item> items,
-      Clearing clearing, String description) {
+  public static List<PartitionCommit> commit(
+      StoreBatch batch, List<Item> items, Clearing clearing, String description) {
     if (items.isEmpty()) return List.of();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     sc.setJobDescription(description);
     try {
-      return sc.parallelize(items, items.size()).map(item -> carry(batch, item, clearing))
+      return sc.parallelize(items, items.size())
+          .map(item -> carry(batch, item, clearing))
           .collect();
     } finally {
       sc.setJobDescription(null);

@@ -19,8 +19,10 @@ import org.apache.spark.sql.types.StructType;
 final class DryRun implements PartitionSink.Recording {
   private final StoreSpec spec;
   private final String family;
+
   /** The state the changes are recorded against (read-only). */
   private final ReadStateStore reads;
+
   private long added;
   private long changed;
   private long removed;
@@ -81,8 +83,15 @@ final class DryRun implements PartitionSink.Recording {
   /** What was recorded, for store partition {@code partition}; {@code stagedFile} or null. */
   PlannedChanges changes(int partition, String stagedFile) {
     reads.abort();
-    return new PlannedChanges(spec.operatorId(), spec.storeName(), partition, added, changed,
-        removed, List.copyOf(samples), stagedFile);
+    return new PlannedChanges(
+        spec.operatorId(),
+        spec.storeName(),
+        partition,
+        added,
+        changed,
+        removed,
+        List.copyOf(samples),
+        stagedFile);
   }
 
   private void count(boolean isNew, UnsafeRow key, String before, String after) {
@@ -93,8 +102,12 @@ final class DryRun implements PartitionSink.Recording {
 
   private void sample(UnsafeRow key, String cf, String before, String after) {
     if (samples.size() >= PlannedChanges.SAMPLES) return;
-    samples.add(render(key, spec.keySchema(cf)) + ": "
-        + (before == null ? "(none)" : before) + " -> " + (after == null ? "(removed)" : after));
+    samples.add(
+        render(key, spec.keySchema(cf))
+            + ": "
+            + (before == null ? "(none)" : before)
+            + " -> "
+            + (after == null ? "(removed)" : after));
   }
 
   private static List<UnsafeRow> values(ReadStateStore reads, UnsafeRow key, String cf) {

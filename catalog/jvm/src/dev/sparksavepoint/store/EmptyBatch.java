@@ -21,24 +21,28 @@ public final class EmptyBatch {
    * @param force complete it even when a claimer is not provably gone
    * @throws org.apache.spark.sql.AnalysisException as {@link InterruptedEdit#completable}
    */
-  public static String completeInterruptedEdit(SparkSession spark, Checkpoint ckpt,
-      boolean force) {
+  public static String completeInterruptedEdit(SparkSession spark, Checkpoint ckpt, boolean force) {
     String edit = InterruptedEdit.completable(ckpt, force);
     if (edit == null) return null;
     long last = ckpt.lastCommitted();
     long batch = CheckpointLog.nextBatch(last);
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
-    CheckpointCommit tx = CheckpointCommit.begin(plan, "complete interrupted batch " + batch,
-        true, force);
+    CheckpointCommit tx =
+        CheckpointCommit.begin(plan, "complete interrupted batch " + batch, true, force);
     try {
-      tx.finish(CarryOver.commitAll(plan,
-          "savepoint: complete interrupted batch " + batch + " of " + ckpt.location()));
+      tx.finish(
+          CarryOver.commitAll(
+              plan, "savepoint: complete interrupted batch " + batch + " of " + ckpt.location()));
     } catch (RuntimeException e) {
       tx.rollback();
       throw e;
     }
-    return "completed batch " + batch + " without its changes (the state is that of batch "
-        + last + "): it was planned by an edit that was interrupted before it committed ("
-        + edit + ")";
+    return "completed batch "
+        + batch
+        + " without its changes (the state is that of batch "
+        + last
+        + "): it was planned by an edit that was interrupted before it committed ("
+        + edit
+        + ")";
   }
 }

@@ -44,8 +44,8 @@ public final class HdfsImageMap implements HDFSBackedStateStoreMap {
 
   private static Field mapField() {
     try {
-      Field field = HDFSBackedStateStoreProvider.HDFSBackedStateStore.class
-          .getDeclaredField("mapToUpdate");
+      Field field =
+          HDFSBackedStateStoreProvider.HDFSBackedStateStore.class.getDeclaredField("mapToUpdate");
       if (field.getType() != HDFSBackedStateStoreMap.class) return null;
       field.setAccessible(true);
       return field;

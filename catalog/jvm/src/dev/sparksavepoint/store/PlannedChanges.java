@@ -11,8 +11,15 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * the state; a statement of an edit transaction staged its changes in {@code stagedFile}
  * (null otherwise, or when it changes nothing).
  */
-public record PlannedChanges(long operatorId, String storeName, int partition, long added,
-    long changed, long removed, List<String> samples, String stagedFile)
+public record PlannedChanges(
+    long operatorId,
+    String storeName,
+    int partition,
+    long added,
+    long changed,
+    long removed,
+    List<String> samples,
+    String stagedFile)
     implements WriterCommitMessage {
   /** How many changed entries a dry run shows per partition (and in its report). */
   public static final int SAMPLES = 5;

@@ -46,8 +46,8 @@ public final class StagedEdits implements PartitionSink.Recording {
    * A recorder of {@code spec}'s partition {@code partition} into {@code folder}, counting with
    * {@code counts}.
    */
-  static StagedEdits recorder(String folder, StoreSpec spec, int partition, Configuration conf,
-      DryRun counts) {
+  static StagedEdits recorder(
+      String folder, StoreSpec spec, int partition, Configuration conf, DryRun counts) {
     return new StagedEdits(new Path(folder, fileName(spec, partition)), conf, counts);
   }
 

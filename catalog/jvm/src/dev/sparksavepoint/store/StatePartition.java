@@ -31,17 +31,26 @@ public final class StatePartition implements AutoCloseable {
   private final StoreSpec spec;
   private final int partition;
   private final StateStoreProvider provider;
+
   /** The store the partition reads; for writing, also the store it changes. */
   private final ReadStateStore reads;
+
   /** The store it commits; null when the partition only reads and records. */
   private final StateStore store;
+
   /** Where its changes go: {@link #store}, or a recorder. */
   private final PartitionSink sink;
+
   private long upserted;
   private long removed;
 
-  private StatePartition(StoreSpec spec, int partition, StateStoreProvider provider,
-      ReadStateStore reads, StateStore store, PartitionSink sink) {
+  private StatePartition(
+      StoreSpec spec,
+      int partition,
+      StateStoreProvider provider,
+      ReadStateStore reads,
+      StateStore store,
+      PartitionSink sink) {
     this.spec = spec;
     this.partition = partition;
     this.provider = provider;
@@ -58,17 +67,27 @@ public final class StatePartition implements AutoCloseable {
    * folder {@code stagingFolder} ({@link StagedEdits}; null for a dry run). Nothing is written to
    * the state.
    */
-  public static StatePartition openReadOnly(StoreBatch batch, StoreSpec spec, int partition,
-      String family, String stagingFolder) {
-    StateStoreProvider provider = StoreProviders.open(batch.stateLocation(), batch.runId(),
-        batch.storeConf(), batch.hadoopConf(), spec, partition);
+  public static StatePartition openReadOnly(
+      StoreBatch batch, StoreSpec spec, int partition, String family, String stagingFolder) {
+    StateStoreProvider provider =
+        StoreProviders.open(
+            batch.stateLocation(),
+            batch.runId(),
+            batch.storeConf(),
+            batch.hadoopConf(),
+            spec,
+            partition);
     try {
-      ReadStateStore reads = provider.getReadStore(CheckpointLog.stateVersion(batch.batchId()),
-          Option.apply(batch.uniqueId(spec, partition)));
+      ReadStateStore reads =
+          provider.getReadStore(
+              CheckpointLog.stateVersion(batch.batchId()),
+              Option.apply(batch.uniqueId(spec, partition)));
       if (spec.families() != null) spec.families().register((StateStore) reads);
       DryRun counts = new DryRun(spec, family, reads);
-      PartitionSink sink = stagingFolder == null ? counts
-          : StagedEdits.recorder(stagingFolder, spec, partition, batch.hadoopConf(), counts);
+      PartitionSink sink =
+          stagingFolder == null
+              ? counts
+              : StagedEdits.recorder(stagingFolder, spec, partition, batch.hadoopConf(), counts);
       return new StatePartition(spec, partition, provider, reads, null, sink);
     } catch (RuntimeException e) {
       provider.close();
@@ -78,8 +97,15 @@ public final class StatePartition implements AutoCloseable {
 
   /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
   public static StatePartition open(StoreBatch batch, StoreSpec spec, int partition) {
-    return open(batch.stateLocation(), batch.runId(), batch.storeConf(), batch.hadoopConf(), spec,
-        partition, CheckpointLog.stateVersion(batch.batchId()), batch.uniqueId(spec, partition),
+    return open(
+        batch.stateLocation(),
+        batch.runId(),
+        batch.storeConf(),
+        batch.hadoopConf(),
+        spec,
+        partition,
+        CheckpointLog.stateVersion(batch.batchId()),
+        batch.uniqueId(spec, partition),
         false);
   }
 
@@ -88,16 +114,22 @@ public final class StatePartition implements AutoCloseable {
    * {@code spec}'s partition {@code partition} under the state folder {@code stateLocation}
    * for writing version+1; {@code loadEmpty}: start from no state (RocksDB only).
    */
-  public static StatePartition open(String stateLocation, UUID runId, StateStoreConf conf,
-      Configuration hadoopConf, StoreSpec spec, int partition, long version, String uniqueId,
+  public static StatePartition open(
+      String stateLocation,
+      UUID runId,
+      StateStoreConf conf,
+      Configuration hadoopConf,
+      StoreSpec spec,
+      int partition,
+      long version,
+      String uniqueId,
       boolean loadEmpty) {
-    StateStoreProvider provider = StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec,
-        partition);
+    StateStoreProvider provider =
+        StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec, partition);
     try {
       StateStore store = provider.getStore(version, Option.apply(uniqueId), false, loadEmpty);
       if (spec.families() != null) spec.families().register(store);
-      return new StatePartition(spec, partition, provider, store, store,
-          PartitionSink.into(store));
+      return new StatePartition(spec, partition, provider, store, store, PartitionSink.into(store));
     } catch (RuntimeException e) {
       provider.close();
       throw e;
@@ -108,10 +140,16 @@ public final class StatePartition implements AutoCloseable {
    * Version {@code version} of {@code spec}'s partition {@code partition} under the state folder
    * {@code stateLocation}, only to read (e.g. a staged image): it cannot change.
    */
-  public static StatePartition openToRead(String stateLocation, UUID runId, StateStoreConf conf,
-      Configuration hadoopConf, StoreSpec spec, int partition, long version) {
-    StateStoreProvider provider = StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec,
-        partition);
+  public static StatePartition openToRead(
+      String stateLocation,
+      UUID runId,
+      StateStoreConf conf,
+      Configuration hadoopConf,
+      StoreSpec spec,
+      int partition,
+      long version) {
+    StateStoreProvider provider =
+        StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec, partition);
     try {
       ReadStateStore reads = provider.getReadStore(version, Option.empty());
       return new StatePartition(spec, partition, provider, reads, null, null);
@@ -155,8 +193,8 @@ public final class StatePartition implements AutoCloseable {
   public List<UnsafeRow> keys(String cf) {
     Set<UnsafeRow> keys = new LinkedHashSet<>();
     boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
-    StateStoreIterator<UnsafeRowPair> it = multi ? reads.iteratorWithMultiValues(cf)
-        : reads.iterator(cf);
+    StateStoreIterator<UnsafeRowPair> it =
+        multi ? reads.iteratorWithMultiValues(cf) : reads.iterator(cf);
     try {
       while (it.hasNext()) {
         UnsafeRow key = it.next().key();
@@ -230,8 +268,13 @@ public final class StatePartition implements AutoCloseable {
     store.commit();
     CrashPoint.reach("state");
     Option<String> id = store.getStateStoreCheckpointInfo().stateStoreCkptId();
-    return new PartitionCommit(spec.operatorId(), spec.storeName(), partition,
-        id.isDefined() ? id.get() : null, upserted, removed);
+    return new PartitionCommit(
+        spec.operatorId(),
+        spec.storeName(),
+        partition,
+        id.isDefined() ? id.get() : null,
+        upserted,
+        removed);
   }
 
   /**

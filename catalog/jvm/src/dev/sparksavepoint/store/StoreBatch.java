@@ -36,14 +36,22 @@ public class StoreBatch implements BatchPlan, Serializable {
   private final List<StoreSpec> stores;
   private final StateStoreConf storeConf;
   private final SerializableConfiguration hadoopConf;
+
   /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
   private final HashMap<Long, String[][]> uniqueIds;
+
   private final String runId;
+
   /** What the batch did besides its change ({@link #notice}). */
   private final ArrayList<String> notices;
 
-  protected StoreBatch(String checkpoint, long batchId, List<StoreSpec> stores,
-      StateStoreConf storeConf, Configuration hadoopConf, HashMap<Long, String[][]> uniqueIds) {
+  protected StoreBatch(
+      String checkpoint,
+      long batchId,
+      List<StoreSpec> stores,
+      StateStoreConf storeConf,
+      Configuration hadoopConf,
+      HashMap<Long, String[][]> uniqueIds) {
     this.checkpoint = checkpoint;
     this.batchId = batchId;
     this.stores = stores;
@@ -71,20 +79,30 @@ public class StoreBatch implements BatchPlan, Serializable {
    * empty version 1 in {@code target}: batch -1 "committed", so stores open at version 0;
    * with checkpoint format v2 when {@code formatV2}.
    */
-  public static StoreBatch emptyCopy(SparkSession spark, Checkpoint template, long n,
-      String target, boolean formatV2) {
+  public static StoreBatch emptyCopy(
+      SparkSession spark, Checkpoint template, long n, String target, boolean formatV2) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     HashMap<Long, String[][]> ids = formatV2 ? new HashMap<>() : null; // version 0 has no id
-    return new StoreBatch(target, -1, allStores(template, n, hadoopConf),
-        StoreProviders.storeConf(spark, template.location(), n, ids), hadoopConf, ids);
+    return new StoreBatch(
+        target,
+        -1,
+        allStores(template, n, hadoopConf),
+        StoreProviders.storeConf(spark, template.location(), n, ids),
+        hadoopConf,
+        ids);
   }
 
   /** The batch that commits batch {@code n}'s state of every store again, as batch n+1. */
   public static StoreBatch carryOver(SparkSession spark, Checkpoint ckpt, long n) {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, n);
-    return new StoreBatch(ckpt.location(), n, allStores(ckpt, n, hadoopConf),
-        StoreProviders.storeConf(spark, ckpt.location(), n, ids), hadoopConf, ids);
+    return new StoreBatch(
+        ckpt.location(),
+        n,
+        allStores(ckpt, n, hadoopConf),
+        StoreProviders.storeConf(spark, ckpt.location(), n, ids),
+        hadoopConf,
+        ids);
   }
 
   /** Every store of every stateful operator of {@code ckpt} as of batch {@code n}. */
@@ -96,20 +114,25 @@ public class StoreBatch implements BatchPlan, Serializable {
       StateReadability.check(ckpt, op, table, n);
       List<String> names = op.storeNames();
       for (int i = 0; i < names.size(); i++) {
-        stores.add(op.kind().needsColumnFamilies()
-            ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
-            : storeSpec(ckpt.location(), op, names.get(i), i, n));
+        stores.add(
+            op.kind().needsColumnFamilies()
+                ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
+                : storeSpec(ckpt.location(), op, names.get(i), i, n));
       }
     }
     return stores;
   }
 
-  private static StoreSpec storeSpec(String path, Operator op, String store, int index,
-      long batchId) {
+  private static StoreSpec storeSpec(
+      String path, Operator op, String store, int index, long batchId) {
     Map<String, String> options = StateRef.store(op.id(), store).options(path, batchId);
     StructType source = StateSource.schema(path, op, Operator.tableName(store), batchId, options);
-    return new StoreSpec(op.id(), store, op.numPartitions(),
-        (StructType) source.apply("key").dataType(), (StructType) source.apply("value").dataType(),
+    return new StoreSpec(
+        op.id(),
+        store,
+        op.numPartitions(),
+        (StructType) source.apply("key").dataType(),
+        (StructType) source.apply("value").dataType(),
         index);
   }
 
@@ -118,12 +141,12 @@ public class StoreBatch implements BatchPlan, Serializable {
    * grouping key and a void value as its default family, like the operator opens it, and with
    * every column family of its state schema file registered.
    */
-  private static StoreSpec twsStoreSpec(String path, Operator op, String store, int index,
-      long batchId, Configuration hadoopConf) {
+  private static StoreSpec twsStoreSpec(
+      String path, Operator op, String store, int index, long batchId, Configuration hadoopConf) {
     ColumnFamilies families = ColumnFamilies.read(path, op, store, batchId, hadoopConf);
     StructType dummy = new StructType().add("__dummy__", NullType$.MODULE$);
-    return new StoreSpec(op.id(), store, op.numPartitions(), families.groupingKeySchema(), dummy,
-        index, families);
+    return new StoreSpec(
+        op.id(), store, op.numPartitions(), families.groupingKeySchema(), dummy, index, families);
   }
 
   @Override

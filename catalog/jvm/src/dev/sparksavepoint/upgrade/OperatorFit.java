@@ -15,11 +15,16 @@ import org.apache.spark.sql.types.StructType;
  * added or dropped), or incompatibly (a changed key, a value column whose type its values do
  * not fit in), with the changes and reasons as lines for the report.
  */
-public record OperatorFit(Level level, List<String> changes, List<String> reasons,
-    List<SchemaChange> valueChanges) {
+public record OperatorFit(
+    Level level, List<String> changes, List<String> reasons, List<SchemaChange> valueChanges) {
 
   /** From best to worst; NONE: the operators are not of the same kind and stores. */
-  public enum Level { EXACT, CHANGES, INCOMPATIBLE, NONE }
+  public enum Level {
+    EXACT,
+    CHANGES,
+    INCOMPATIBLE,
+    NONE
+  }
 
   /** True when the new operator keeps less than the old one had (columns, variables). */
   public boolean dropsState() {
@@ -37,8 +42,8 @@ public record OperatorFit(Level level, List<String> changes, List<String> reason
     List<String> changes = new ArrayList<>();
     List<String> reasons = new ArrayList<>();
     List<SchemaChange> values = new ArrayList<>();
-    if (!old.kindName().equals(neu.kindName()) || !old.op().storeNames().equals(neu.op()
-        .storeNames())) {
+    if (!old.kindName().equals(neu.kindName())
+        || !old.op().storeNames().equals(neu.op().storeNames())) {
       return new OperatorFit(Level.NONE, changes, reasons, values);
     }
     for (int i = 0; i < neu.stores().size(); i++) {
@@ -46,13 +51,25 @@ public record OperatorFit(Level level, List<String> changes, List<String> reason
       StoreSpec now = neu.stores().get(i);
       String store = now.storeName().equals("default") ? "" : " store " + now.storeName();
       if (!SchemaChange.sameType(was.keySchema(), now.keySchema())) {
-        reasons.add("the key" + store + " changed from " + sql(was.keySchema()) + " to "
-            + sql(now.keySchema()) + ": state is found by its key, so it cannot move");
+        reasons.add(
+            "the key"
+                + store
+                + " changed from "
+                + sql(was.keySchema())
+                + " to "
+                + sql(now.keySchema())
+                + ": state is found by its key, so it cannot move");
         continue;
       }
       if (!SchemaChange.sameNames(was.keySchema(), now.keySchema())) {
-        changes.add("the key" + store + " " + sql(was.keySchema()) + " is now "
-            + sql(now.keySchema()) + " (same types, other names): each key keeps its state");
+        changes.add(
+            "the key"
+                + store
+                + " "
+                + sql(was.keySchema())
+                + " is now "
+                + sql(now.keySchema())
+                + " (same types, other names): each key keeps its state");
       }
       if (was.families() != null && now.families() != null) {
         compareFamilies(was.families(), now.families(), changes, reasons);
@@ -63,13 +80,13 @@ public record OperatorFit(Level level, List<String> changes, List<String> reason
       values.add(value);
       describe(value, "value" + store + " column ", changes, reasons);
     }
-    Level level = !reasons.isEmpty() ? Level.INCOMPATIBLE
-        : changes.isEmpty() ? Level.EXACT : Level.CHANGES;
+    Level level =
+        !reasons.isEmpty() ? Level.INCOMPATIBLE : changes.isEmpty() ? Level.EXACT : Level.CHANGES;
     return new OperatorFit(level, changes, reasons, values);
   }
 
-  private static void describe(SchemaChange value, String what, List<String> changes,
-      List<String> reasons) {
+  private static void describe(
+      SchemaChange value, String what, List<String> changes, List<String> reasons) {
     for (String c : value.added()) changes.add(what + c + " added");
     for (String c : value.widened()) changes.add(what + c + " (widened)");
     for (String c : value.dropped()) changes.add(what + c + " dropped");
@@ -79,8 +96,8 @@ public record OperatorFit(Level level, List<String> changes, List<String> reason
   }
 
   /** transformWithState: state variables (column families) by name. */
-  private static void compareFamilies(ColumnFamilies was, ColumnFamilies now,
-      List<String> changes, List<String> reasons) {
+  private static void compareFamilies(
+      ColumnFamilies was, ColumnFamilies now, List<String> changes, List<String> reasons) {
     TreeSet<String> names = new TreeSet<>(was.names());
     names.addAll(now.names());
     for (String name : names) {
@@ -93,8 +110,13 @@ public record OperatorFit(Level level, List<String> changes, List<String> reason
         changes.add("state variable " + name + " dropped");
       } else if (!SchemaChange.sameType(a.keySchema(), b.keySchema())
           || !SchemaChange.sameNames(a.keySchema(), b.keySchema())) {
-        reasons.add("state variable " + name + ": its key changed from " + sql(a.keySchema())
-            + " to " + sql(b.keySchema()));
+        reasons.add(
+            "state variable "
+                + name
+                + ": its key changed from "
+                + sql(a.keySchema())
+                + " to "
+                + sql(b.keySchema()));
       } else {
         SchemaChange value = SchemaChange.of(a.valueSchema(), b.valueSchema());
         if (!value.unchanged()) {

@@ -46,15 +46,15 @@ public final class OperatorMatching {
    * Pairs {@code olds} with {@code news}; {@code maps}: "OLD=NEW" items naming operators by
    * id or uid ({@code agg_0=1}).
    */
-  public static List<Pair> match(String location, List<Side> olds, List<Side> news,
-      List<String> maps) {
+  public static List<Pair> match(
+      String location, List<Side> olds, List<Side> news, List<String> maps) {
     Map<Side, Pair> byOld = new LinkedHashMap<>();
     Map<Side, Side> taken = new LinkedHashMap<>();
     for (String item : maps) {
       String[] parts = item.split("=", 2);
       if (parts.length != 2) {
-        throw Errors.badArguments(location, "--map takes OLD=NEW (e.g. agg_0=1), not '" + item
-            + "'");
+        throw Errors.badArguments(
+            location, "--map takes OLD=NEW (e.g. agg_0=1), not '" + item + "'");
       }
       Side old = find(location, olds, parts[0], "checkpoint");
       Side neu = find(location, news, parts[1], "new query");
@@ -106,7 +106,13 @@ public final class OperatorMatching {
     for (Side side : sides) {
       if (side.op().answersTo(name)) return side;
     }
-    throw Errors.badArguments(location, "--map: the " + where + " has no operator '" + name
-        + "'; its operators: " + sides.stream().map(s -> s.op().uid()).toList());
+    throw Errors.badArguments(
+        location,
+        "--map: the "
+            + where
+            + " has no operator '"
+            + name
+            + "'; its operators: "
+            + sides.stream().map(s -> s.op().uid()).toList());
   }
 }

@@ -23,8 +23,7 @@ final class PlacementFit {
   private PlacementFit() {}
 
   /** Why the new query would not find some kept operators' stored keys; empty when it would. */
-  static List<String> misfits(Checkpoint old, long batch, List<Pair> pairs,
-      PlannedQuery planned) {
+  static List<String> misfits(Checkpoint old, long batch, List<Pair> pairs, PlannedQuery planned) {
     Map<Long, List<String>> inputs = QueryPartitioning.of(planned.executed());
     List<String> misfits = new ArrayList<>();
     for (Pair pair : pairs) {
@@ -38,8 +37,11 @@ final class PlacementFit {
    * Why the new query would not find {@code pair}'s stored keys, or null when it would (or the
    * checkpoint places keys by all their columns).
    */
-  private static String misfit(Checkpoint old, long batch, Pair pair, Map<Long, List<String>> inputs) {
-    if (pair.old() == null || pair.neu() == null || pair.old().stores().isEmpty()
+  private static String misfit(
+      Checkpoint old, long batch, Pair pair, Map<Long, List<String>> inputs) {
+    if (pair.old() == null
+        || pair.neu() == null
+        || pair.old().stores().isEmpty()
         || KeyPlacement.isStrict(old, pair.old().op(), batch)
         || !pair.old().op().kind().placedByInput()) {
       return null;
@@ -49,7 +51,8 @@ final class PlacementFit {
     List<String> placing = inputs.get(pair.neu().op().id());
     String uid = pair.old().op().uid();
     if (placing == null) {
-      return uid + ": the new query's input to it is not hash partitioned by columns, so it"
+      return uid
+          + ": the new query's input to it is not hash partitioned by columns, so it"
           + " would look for the stored keys elsewhere than where they live (the checkpoint"
           + " runs without the strict distribution)";
     }
@@ -57,22 +60,35 @@ final class PlacementFit {
     for (int i = 0; i < columns.length; i++) {
       columns[i] = keys.indexOf(placing.get(i));
       if (columns[i] < 0) {
-        return uid + ": the new query partitions its input by " + placing + ", not key columns"
-            + " of its state " + keys;
+        return uid
+            + ": the new query partitions its input by "
+            + placing
+            + ", not key columns"
+            + " of its state "
+            + keys;
       }
     }
     StateRef ref = pair.old().op().tables().get(store.storeName());
     if (ref == null) return null;
     Map<String, String> read = ref.options(old.location(), batch);
-    PlacementCheck check = PlacementCheck.run(read, StateSource.schema(old.location(),
-        pair.old().op(), store.storeName(), batch, read), pair.old().op().numPartitions(),
-        columns);
+    PlacementCheck check =
+        PlacementCheck.run(
+            read,
+            StateSource.schema(old.location(), pair.old().op(), store.storeName(), batch, read),
+            pair.old().op().numPartitions(),
+            columns);
     long misplaced = check.misplaced(columns);
     if (misplaced == 0) return null;
-    return uid + ": the new query partitions its input by " + String.join(",", placing)
-        + ", which places " + misplaced + " stored key(s) elsewhere than where they live (the"
+    return uid
+        + ": the new query partitions its input by "
+        + String.join(",", placing)
+        + ", which places "
+        + misplaced
+        + " stored key(s) elsewhere than where they live (the"
         + " checkpoint runs without the strict distribution, so keys stay where the old query's"
-        + " input put them: " + check.fits(new ArrayList<>(keys)) + "); partition the new"
+        + " input put them: "
+        + check.fits(new ArrayList<>(keys))
+        + "); partition the new"
         + " query's input as the old one did";
   }
 }

@@ -48,8 +48,8 @@ public final class PlannedQuery {
   private final int sources;
   private final SparkPlan executed;
 
-  private PlannedQuery(Checkpoint scratch, Map<Long, SparkPlan> nodes, int sources,
-      SparkPlan executed) {
+  private PlannedQuery(
+      Checkpoint scratch, Map<Long, SparkPlan> nodes, int sources, SparkPlan executed) {
     this.scratch = scratch;
     this.nodes = nodes;
     this.sources = sources;
@@ -89,11 +89,12 @@ public final class PlannedQuery {
    * Plans {@code query} (a streaming Dataset) in output mode {@code outputMode} (append,
    * update or complete) with the confs {@code old} recorded at its last batch.
    */
-  public static PlannedQuery plan(SparkSession spark, Dataset<Row> query, String outputMode,
-      Checkpoint old) {
+  public static PlannedQuery plan(
+      SparkSession spark, Dataset<Row> query, String outputMode, Checkpoint old) {
     if (!query.isStreaming()) {
-      throw Errors.badArguments(old.location(), "The new query is not a streaming query: build"
-          + " it with spark.readStream");
+      throw Errors.badArguments(
+          old.location(),
+          "The new query is not a streaming query: build" + " it with spark.readStream");
     }
     long last = old.lastCommitted();
     Map<String, String> recorded = old.recordedConf(last);
@@ -110,24 +111,35 @@ public final class PlannedQuery {
     Configuration hadoopConf = spark.sessionState().newHadoopConf();
     try {
       Path logs = new Path(root);
-      CheckpointFiles.writeNew(new Path(logs, CheckpointLog.OFFSETS + "/0"),
-          old.offsetLog().bytes(last), hadoopConf);
-      CheckpointFiles.writeNew(new Path(logs, CheckpointLog.COMMITS + "/0"),
-          "v1\n{\"nextBatchWatermarkMs\":0}".getBytes(StandardCharsets.UTF_8), hadoopConf);
+      CheckpointFiles.writeNew(
+          new Path(logs, CheckpointLog.OFFSETS + "/0"), old.offsetLog().bytes(last), hadoopConf);
+      CheckpointFiles.writeNew(
+          new Path(logs, CheckpointLog.COMMITS + "/0"),
+          "v1\n{\"nextBatchWatermarkMs\":0}".getBytes(StandardCharsets.UTF_8),
+          hadoopConf);
     } catch (IOException e) {
       throw Errors.io(old.location(), e);
     }
-    OffsetSeqMetadata metadata = new OffsetSeqMetadata(0L, 0L,
-        PythonUtils.toScalaMap(new HashMap<>(recorded)));
-    IncrementalExecution execution = new IncrementalExecution(session,
-        query.queryExecution().logical(), mode(old.location(), outputMode),
-        new Path(root, "state").toString(), old.queryId(), UUID.randomUUID(), 0L, Option.empty(),
-        metadata, WatermarkPropagator.noop(), true,
-        IncrementalExecution.$lessinit$greater$default$12(),
-        IncrementalExecution.$lessinit$greater$default$13(),
-        IncrementalExecution.$lessinit$greater$default$14(),
-        IncrementalExecution.$lessinit$greater$default$15(),
-        IncrementalExecution.$lessinit$greater$default$16());
+    OffsetSeqMetadata metadata =
+        new OffsetSeqMetadata(0L, 0L, PythonUtils.toScalaMap(new HashMap<>(recorded)));
+    IncrementalExecution execution =
+        new IncrementalExecution(
+            session,
+            query.queryExecution().logical(),
+            mode(old.location(), outputMode),
+            new Path(root, "state").toString(),
+            old.queryId(),
+            UUID.randomUUID(),
+            0L,
+            Option.empty(),
+            metadata,
+            WatermarkPropagator.noop(),
+            true,
+            IncrementalExecution.$lessinit$greater$default$12(),
+            IncrementalExecution.$lessinit$greater$default$13(),
+            IncrementalExecution.$lessinit$greater$default$14(),
+            IncrementalExecution.$lessinit$greater$default$15(),
+            IncrementalExecution.$lessinit$greater$default$16());
     Map<Long, SparkPlan> nodes = new HashMap<>();
     SparkPlan executed = execution.executedPlan();
     for (SparkPlan node : collect(executed)) {
@@ -167,8 +179,9 @@ public final class PlannedQuery {
       case "append" -> OutputMode.Append();
       case "update" -> OutputMode.Update();
       case "complete" -> OutputMode.Complete();
-      default -> throw Errors.badArguments(location, "Unknown output mode '" + outputMode
-          + "': use append, update or complete");
+      default ->
+          throw Errors.badArguments(
+              location, "Unknown output mode '" + outputMode + "': use append, update or complete");
     };
   }
 }

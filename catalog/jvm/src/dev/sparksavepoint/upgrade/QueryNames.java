@@ -68,7 +68,8 @@ public final class QueryNames {
     scala.collection.Iterator<NamedExpression> results = aggregate.resultExpressions().iterator();
     while (results.hasNext()) {
       NamedExpression result = results.next();
-      if (result instanceof Alias alias && alias.child() instanceof Attribute attribute
+      if (result instanceof Alias alias
+          && alias.child() instanceof Attribute attribute
           && !alias.metadata().contains(AUTO_GENERATED_ALIAS)) {
         aliases.put(attribute.exprId().id(), alias.name());
       }
@@ -91,5 +92,4 @@ public final class QueryNames {
     }
     return new ValueNames.Columns(buffers, names);
   }
-
 }

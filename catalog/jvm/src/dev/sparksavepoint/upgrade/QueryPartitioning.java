@@ -30,7 +30,8 @@ public final class QueryPartitioning {
   }
 
   private static void collect(SparkPlan plan, Map<Long, List<String>> columns) {
-    if (plan instanceof StateStoreWriter writer && plan.children().size() == 1
+    if (plan instanceof StateStoreWriter writer
+        && plan.children().size() == 1
         && !plan.nodeName().contains("Join")) {
       List<String> names = hashColumns(plan.children().head().outputPartitioning());
       if (names != null) columns.put(writer.getStateInfo().operatorId(), names);

@@ -22,8 +22,12 @@ import org.apache.spark.sql.types.StructType;
  * <p>Example: {@code SchemaChange.of(old, new)} for {@code count BIGINT, sum BIGINT} to {@code
  * count BIGINT, sum BIGINT, max INT}: column 2 is added.
  */
-public record SchemaChange(int[] sources, List<String> added, List<String> widened,
-    List<String> dropped, List<String> incompatible) {
+public record SchemaChange(
+    int[] sources,
+    List<String> added,
+    List<String> widened,
+    List<String> dropped,
+    List<String> incompatible) {
 
   /** True when the schemas are the same, column for column (names and types). */
   public boolean unchanged() {
@@ -80,11 +84,16 @@ public record SchemaChange(int[] sources, List<String> added, List<String> widen
   /** True when every value of type {@code from} is a value of type {@code to}. */
   public static boolean widens(DataType from, DataType to) {
     if (from instanceof ByteType) {
-      return to instanceof ShortType || to instanceof IntegerType || to instanceof LongType
-          || to instanceof DoubleType || fitsDecimal(3, to);
+      return to instanceof ShortType
+          || to instanceof IntegerType
+          || to instanceof LongType
+          || to instanceof DoubleType
+          || fitsDecimal(3, to);
     }
     if (from instanceof ShortType) {
-      return to instanceof IntegerType || to instanceof LongType || to instanceof DoubleType
+      return to instanceof IntegerType
+          || to instanceof LongType
+          || to instanceof DoubleType
           || fitsDecimal(5, to);
     }
     if (from instanceof IntegerType) {

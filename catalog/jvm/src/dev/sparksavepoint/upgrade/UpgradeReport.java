@@ -18,8 +18,14 @@ import org.apache.spark.sql.execution.SparkPlan;
  * operator ids, value columns are added or widened, new operators start empty, state is
  * dropped), or {@code incompatible} (some state cannot move: {@code reasons} says why).
  */
-public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
-    Map<Long, SparkPlan> planned, int oldSources, int newSources, List<String> misplaced) {
+public record UpgradeReport(
+    String checkpoint,
+    long batch,
+    List<Pair> pairs,
+    Map<Long, SparkPlan> planned,
+    int oldSources,
+    int newSources,
+    List<String> misplaced) {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public static final String COMPATIBLE = "compatible";
@@ -33,9 +39,13 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
   public List<String> reasons() {
     List<String> reasons = new java.util.ArrayList<>(misplaced);
     if (oldSources != newSources) {
-      reasons.add("the new query reads " + newSources + " source(s), the checkpoint's "
-          + oldSources + ": Spark pairs a checkpoint's source positions with the query's"
-          + " sources by their order, so the sources must stay the same");
+      reasons.add(
+          "the new query reads "
+              + newSources
+              + " source(s), the checkpoint's "
+              + oldSources
+              + ": Spark pairs a checkpoint's source positions with the query's"
+              + " sources by their order, so the sources must stay the same");
     }
     return reasons;
   }
@@ -56,8 +66,9 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
 
   /** True when an upgrade discards state (an operator, value columns, state variables). */
   public boolean dropsState() {
-    return pairs.stream().anyMatch(p -> p.neu() == null && p.old() != null
-        || p.fit() != null && p.fit().dropsState());
+    return pairs.stream()
+        .anyMatch(
+            p -> p.neu() == null && p.old() != null || p.fit() != null && p.fit().dropsState());
   }
 
   /** The report as JSON: verdict, drops_state and one entry per operator. */
@@ -102,8 +113,10 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
   private List<String> withInitialValues(Pair p) {
     List<String> lines = new ArrayList<>(p.fit().changes());
     SparkPlan node = planned.get(p.neu().op().id());
-    List<String> initial = node == null || !p.neu().op().kind().hasValueNames() ? null
-        : AggregateBuffers.initialValues(node);
+    List<String> initial =
+        node == null || !p.neu().op().kind().hasValueNames()
+            ? null
+            : AggregateBuffers.initialValues(node);
     if (initial == null || p.fit().valueChanges().isEmpty()) return lines;
     SchemaChange value = p.fit().valueChanges().get(0);
     if (value == null) return lines;
@@ -114,23 +127,36 @@ public record UpgradeReport(String checkpoint, long batch, List<Pair> pairs,
       String line = "value column " + value.added().get(added++) + " added";
       int at = lines.indexOf(line);
       if (at >= 0) {
-        lines.set(at, line + ", starting as " + (start == null ? "(no constant start value)"
-            : start));
+        lines.set(
+            at, line + ", starting as " + (start == null ? "(no constant start value)" : start));
       }
     }
     return lines;
   }
 
   /** Plans {@code planned} against {@code old}'s last batch and matches their operators. */
-  public static UpgradeReport of(Checkpoint old, PlannedQuery planned, List<String> maps,
+  public static UpgradeReport of(
+      Checkpoint old,
+      PlannedQuery planned,
+      List<String> maps,
       org.apache.hadoop.conf.Configuration hadoopConf) {
     long batch = old.lastCommitted();
     List<OperatorFit.Side> olds = OperatorMatching.sides(old, batch, hadoopConf);
     List<OperatorFit.Side> news = OperatorMatching.sides(planned.scratch(), 0, hadoopConf);
-    int oldSources = (int) old.sourcePositions(batch).stream()
-        .map(dev.sparksavepoint.checkpoint.SourcePositions.Position::sourceId).distinct().count();
+    int oldSources =
+        (int)
+            old.sourcePositions(batch).stream()
+                .map(dev.sparksavepoint.checkpoint.SourcePositions.Position::sourceId)
+                .distinct()
+                .count();
     List<Pair> pairs = OperatorMatching.match(old.location(), olds, news, maps);
-    return new UpgradeReport(old.location(), batch, pairs, planned.nodes(), oldSources,
-        planned.sources(), PlacementFit.misfits(old, batch, pairs, planned));
+    return new UpgradeReport(
+        old.location(),
+        batch,
+        pairs,
+        planned.nodes(),
+        oldSources,
+        planned.sources(),
+        PlacementFit.misfits(old, batch, pairs, planned));
   }
 }

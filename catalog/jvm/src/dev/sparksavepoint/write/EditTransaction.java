@@ -60,18 +60,22 @@ public final class EditTransaction {
   private static final Map<String, EditTransaction> OPEN = new ConcurrentHashMap<>();
 
   private final String id;
+
   /** Fixed by the first statement: the checkpoint, its last committed batch N, Hadoop conf. */
   private String checkpoint;
+
   private long batchId = -1;
   private Configuration hadoopConf;
   private int statements;
+
   /** Admitted statements by edited table ({@link #tableKey}): their number. */
   private final Map<String, Integer> edited = new HashMap<>();
+
   private final List<Staged> staged = new ArrayList<>();
 
   /** One statement's staged changes: the table it edited and each store partition's. */
-  record Staged(int statement, String uid, String state, long operatorId,
-      List<PlannedChanges> partitions) {
+  record Staged(
+      int statement, String uid, String state, long operatorId, List<PlannedChanges> partitions) {
     String table() {
       return uid + "." + state;
     }
@@ -113,20 +117,26 @@ public final class EditTransaction {
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT
    */
-  public static void checkReadable(SparkSession spark, String checkpoint, String uid,
-      long operatorId, String state) {
+  public static void checkReadable(
+      SparkSession spark, String checkpoint, String uid, long operatorId, String state) {
     EditTransaction tx = active(spark);
     if (tx != null) tx.checkNotEdited(checkpoint, uid, operatorId, state);
   }
 
-  private synchronized void checkNotEdited(String path, String uid, long operatorId,
-      String state) {
+  private synchronized void checkNotEdited(String path, String uid, long operatorId, String state) {
     Integer earlier = path.equals(checkpoint) ? edited.get(tableKey(operatorId, state)) : null;
     if (earlier != null) {
-      throw Errors.transactionConflict(path, uid, state, "statement " + earlier + " of this"
-          + " transaction edited it, and a transaction's statements read the state as of batch "
-          + batchId + ". Edit each table once per transaction (one MERGE INTO can update,"
-          + " insert and delete), or commit the transaction first");
+      throw Errors.transactionConflict(
+          path,
+          uid,
+          state,
+          "statement "
+              + earlier
+              + " of this"
+              + " transaction edited it, and a transaction's statements read the state as of batch "
+              + batchId
+              + ". Edit each table once per transaction (one MERGE INTO can update,"
+              + " insert and delete), or commit the transaction first");
     }
   }
 
@@ -145,12 +155,23 @@ public final class EditTransaction {
       hadoopConf = plan.hadoopConf();
       makeStaging();
     } else if (!checkpoint.equals(plan.checkpoint())) {
-      throw Errors.transactionConflict(plan.checkpoint(), plan.uid(), plan.state(), "this"
-          + " transaction edits checkpoint '" + checkpoint + "'; a transaction edits one"
-          + " checkpoint. Edit the other one in a transaction of its own");
+      throw Errors.transactionConflict(
+          plan.checkpoint(),
+          plan.uid(),
+          plan.state(),
+          "this"
+              + " transaction edits checkpoint '"
+              + checkpoint
+              + "'; a transaction edits one"
+              + " checkpoint. Edit the other one in a transaction of its own");
     } else if (batchId != plan.batchId()) {
-      throw Errors.concurrentWrite(checkpoint, CheckpointLog.nextBatch(batchId), "batch "
-          + plan.batchId() + " was committed after this transaction began at batch " + batchId);
+      throw Errors.concurrentWrite(
+          checkpoint,
+          CheckpointLog.nextBatch(batchId),
+          "batch "
+              + plan.batchId()
+              + " was committed after this transaction began at batch "
+              + batchId);
     }
     checkNotEdited(plan.checkpoint(), plan.uid(), plan.edited().operatorId(), plan.state());
     int statement = ++statements;
@@ -160,8 +181,13 @@ public final class EditTransaction {
 
   /** Records what statement {@code plan} staged (its tasks' and clears' changes). */
   synchronized void staged(WritePlan plan, List<PlannedChanges> partitions) {
-    staged.add(new Staged(statementOf(plan), plan.uid(), plan.state(),
-        plan.edited().operatorId(), List.copyOf(partitions)));
+    staged.add(
+        new Staged(
+            statementOf(plan),
+            plan.uid(),
+            plan.state(),
+            plan.edited().operatorId(),
+            List.copyOf(partitions)));
   }
 
   /** Forgets a statement that failed and removes what it staged: as if it never ran. */
@@ -203,8 +229,15 @@ public final class EditTransaction {
     List<DryRunReport> reports = new ArrayList<>();
     for (Staged s : staged) {
       PlannedChanges total = PlannedChanges.total(s.partitions());
-      reports.add(new DryRunReport(checkpoint, s.table(), CheckpointLog.nextBatch(batchId),
-          total.added(), total.changed(), total.removed(), total.samples()));
+      reports.add(
+          new DryRunReport(
+              checkpoint,
+              s.table(),
+              CheckpointLog.nextBatch(batchId),
+              total.added(),
+              total.changed(),
+              total.removed(),
+              total.samples()));
     }
     return reports;
   }
@@ -233,18 +266,36 @@ public final class EditTransaction {
       Staged first = staged.get(0);
       QueryActivity.check(spark, ckpt, first.uid(), first.state(), false);
       if (ckpt.lastCommitted() != batchId || ckpt.lastPlanned() != batchId) {
-        throw Errors.concurrentWrite(checkpoint, CheckpointLog.nextBatch(batchId), "batch "
-            + ckpt.lastPlanned() + " was planned or committed after this transaction began"
-            + " at batch " + batchId);
+        throw Errors.concurrentWrite(
+            checkpoint,
+            CheckpointLog.nextBatch(batchId),
+            "batch "
+                + ckpt.lastPlanned()
+                + " was planned or committed after this transaction began"
+                + " at batch "
+                + batchId);
       }
-      CheckpointCommit commit = CheckpointCommit.begin(plan, "transaction of "
-          + staged.size() + " statements (" + tables + ") as batch "
-          + CheckpointLog.nextBatch(batchId) + " of " + checkpoint, false);
+      CheckpointCommit commit =
+          CheckpointCommit.begin(
+              plan,
+              "transaction of "
+                  + staged.size()
+                  + " statements ("
+                  + tables
+                  + ") as batch "
+                  + CheckpointLog.nextBatch(batchId)
+                  + " of "
+                  + checkpoint,
+              false);
       try {
         List<PartitionCommit> commits = replay(plan, changes, tables);
-        commits.addAll(CarryOver.commit(plan, CarryOver.missing(plan, commits, List.of()), null,
-            "savepoint: commit untouched state partitions of the transaction editing "
-            + tables));
+        commits.addAll(
+            CarryOver.commit(
+                plan,
+                CarryOver.missing(plan, commits, List.of()),
+                null,
+                "savepoint: commit untouched state partitions of the transaction editing "
+                    + tables));
         commit.finish(commits);
         return EditReport.of(plan, tables, commits, true);
       } catch (RuntimeException e) {
@@ -264,23 +315,28 @@ public final class EditTransaction {
   }
 
   /** One task per changed store partition: its staged files replayed onto version N+1. */
-  private static List<PartitionCommit> replay(StoreBatch plan, List<PlannedChanges> changes,
-      String tables) {
+  private static List<PartitionCommit> replay(
+      StoreBatch plan, List<PlannedChanges> changes, String tables) {
     Map<String, Replay> items = new LinkedHashMap<>();
     for (PlannedChanges c : changes) {
-      StoreSpec spec = plan.stores().stream()
-          .filter(s -> s.operatorId() == c.operatorId() && s.storeName().equals(c.storeName()))
-          .findFirst().orElseThrow();
-      items.computeIfAbsent(c.operatorId() + "/" + c.storeName() + "/" + c.partition(),
-          k -> new Replay(spec, c.partition(), new ArrayList<>())).files().add(c.stagedFile());
+      StoreSpec spec =
+          plan.stores().stream()
+              .filter(s -> s.operatorId() == c.operatorId() && s.storeName().equals(c.storeName()))
+              .findFirst()
+              .orElseThrow();
+      items
+          .computeIfAbsent(
+              c.operatorId() + "/" + c.storeName() + "/" + c.partition(),
+              k -> new Replay(spec, c.partition(), new ArrayList<>()))
+          .files()
+          .add(c.stagedFile());
     }
     List<Replay> work = new ArrayList<>(items.values());
-    JavaSparkContext sc =
-        JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     sc.setJobDescription("savepoint: commit the transaction editing " + tables);
     try {
-      return new ArrayList<>(sc.parallelize(work, work.size())
-          .map(item -> replayPartition(plan, item)).collect());
+      return new ArrayList<>(
+          sc.parallelize(work, work.size()).map(item -> replayPartition(plan, item)).collect());
     } finally {
       sc.setJobDescription(null);
     }
@@ -306,8 +362,7 @@ public final class EditTransaction {
     try {
       folder.getFileSystem(hadoopConf).delete(folder, true);
     } catch (IOException e) {
-      throw Errors.writeFailed(checkpoint, "remove the transaction's staging folder " + folder,
-          e);
+      throw Errors.writeFailed(checkpoint, "remove the transaction's staging folder " + folder, e);
     }
   }
 }

@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.catalyst.expressions.Cast$;
-import org.apache.spark.sql.types.DataType$;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataType$;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -75,25 +75,28 @@ public final class IncomingColumns {
     }
     String metadata = FlatSchema.PARTITION_ID;
     boolean shadowed = data.stream().anyMatch(f -> f.name().equalsIgnoreCase(metadata));
-    long extra = names.stream().filter(n -> shadowed || !n.equals(metadata)).count()
-        - data.size();
+    long extra = names.stream().filter(n -> shadowed || !n.equals(metadata)).count() - data.size();
     return extra == 0 ? sources : null;
   }
 
-  private static int[] byPosition(WritePlan plan, StructType table, List<StructField> data,
-      StructType given) {
+  private static int[] byPosition(
+      WritePlan plan, StructType table, List<StructField> data, StructType given) {
     int n = given.fields().length;
     if (n != data.size() && n != data.size() + 1) {
-      throw Errors.columnMismatch(plan.checkpoint(), plan.uid(), plan.state(),
-          "the statement gives " + n + " columns (" + describe(given) + ")", describe(table));
+      throw Errors.columnMismatch(
+          plan.checkpoint(),
+          plan.uid(),
+          plan.state(),
+          "the statement gives " + n + " columns (" + describe(given) + ")",
+          describe(table));
     }
     int[] sources = new int[data.size()];
     for (int i = 0; i < sources.length; i++) sources[i] = i;
     return sources;
   }
 
-  private static void checkType(WritePlan plan, StructField column, StructField given,
-      boolean key) {
+  private static void checkType(
+      WritePlan plan, StructField column, StructField given, boolean key) {
     DataType to = column.dataType();
     DataType from = given.dataType();
     if (DataType$.MODULE$.equalsIgnoreNullability(from, to)) return;
@@ -102,20 +105,41 @@ public final class IncomingColumns {
       throw Errors.nullKeyGiven(plan.checkpoint(), plan.uid(), plan.state(), name);
     }
     if (key) {
-      throw Errors.typeMismatch(plan.checkpoint(), plan.uid(), plan.state(), name + " (key)",
-          to.sql(), from.sql(), "Key columns take exactly the key type (a narrower whole number"
-              + " is widened in sessions with " + WIDENING_EXTENSION + "), because the key"
-              + " decides the state partition: write CAST(" + given.name() + " AS " + to.sql()
+      throw Errors.typeMismatch(
+          plan.checkpoint(),
+          plan.uid(),
+          plan.state(),
+          name + " (key)",
+          to.sql(),
+          from.sql(),
+          "Key columns take exactly the key type (a narrower whole number"
+              + " is widened in sessions with "
+              + WIDENING_EXTENSION
+              + "), because the key"
+              + " decides the state partition: write CAST("
+              + given.name()
+              + " AS "
+              + to.sql()
               + ") if that is what you mean.");
     }
     if (from instanceof NullType || Cast$.MODULE$.canUpCast(from, to)) return;
-    throw Errors.typeMismatch(plan.checkpoint(), plan.uid(), plan.state(), name, to.sql(),
-        from.sql(), "Converting it could lose data, so it is not done implicitly: write CAST("
-            + given.name() + " AS " + to.sql() + ") if that is what you mean.");
+    throw Errors.typeMismatch(
+        plan.checkpoint(),
+        plan.uid(),
+        plan.state(),
+        name,
+        to.sql(),
+        from.sql(),
+        "Converting it could lose data, so it is not done implicitly: write CAST("
+            + given.name()
+            + " AS "
+            + to.sql()
+            + ") if that is what you mean.");
   }
 
   static String describe(StructType schema) {
-    return Arrays.stream(schema.fields()).map(f -> f.name() + " " + f.dataType().sql())
+    return Arrays.stream(schema.fields())
+        .map(f -> f.name() + " " + f.dataType().sql())
         .collect(Collectors.joining(", "));
   }
 }

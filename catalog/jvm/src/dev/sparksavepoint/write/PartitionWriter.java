@@ -34,24 +34,31 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private final boolean replace;
   private final RowEncoder.Bound encoder;
   private final StateEdits edits;
+
   /** The keys given, which a replace keeps (it removes every other); null for an upsert. */
   private final Set<UnsafeRow> given;
+
   /** The unique key of the row before, to find a key given twice (rows sorted by it). */
   private UnsafeRow previous;
+
   /**
    * For a full image (rows unsorted): one bit per hash of the keys put so far. A key whose bit
    * is set is looked up in the image's store, which holds only what this task put.
    */
   private final long[] imageKeys;
+
   /**
    * For a full image into a store that keeps no entries (HDFS-backed,
    * {@link dev.sparksavepoint.store.HdfsImageMap}), which cannot look keys up: the hashes of the
    * keys put, checked when the partition ends.
    */
   private final ImageKeyHashes imageHashes;
+
   /** The keys a full image got so far (each once). */
   private long imageRows;
+
   private final StatePartition store;
+
   /** A join side's {@code keyToNumValues} partition, kept consistent with {@link #store}. */
   private final StatePartition counts;
 
@@ -62,12 +69,14 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
-    this.store = plan.images() != null ? plan.images().open(plan, plan.edited(), partition)
-        : open(plan, plan.edited(), partition, plan.editedFamily());
+    this.store =
+        plan.images() != null
+            ? plan.images().open(plan, plan.edited(), partition)
+            : open(plan, plan.edited(), partition, plan.editedFamily());
     boolean streamed = plan.images() != null && store.streamImage();
     this.imageHashes = streamed ? new ImageKeyHashes() : null;
-    this.imageKeys = plan.images() == null || streamed ? null
-        : new long[IMAGE_KEY_BITS / Long.SIZE];
+    this.imageKeys =
+        plan.images() == null || streamed ? null : new long[IMAGE_KEY_BITS / Long.SIZE];
     if (plan.joinCounts() == null) {
       this.counts = null;
     } else {
@@ -96,8 +105,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   /** A store partition, read-only for a dry run or a transaction's statement. */
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition, String family) {
-    return plan.readOnly() ? StatePartition.openReadOnly(plan, spec, partition, family,
-        plan.stagingFolder())
+    return plan.readOnly()
+        ? StatePartition.openReadOnly(plan, spec, partition, family, plan.stagingFolder())
         : StatePartition.open(plan, spec, partition);
   }
 
@@ -109,8 +118,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     }
     int expected = encoder.partition(row);
     if (expected != partition) {
-      throw Errors.wrongPartition(plan.checkpoint(), plan.uid(), plan.state(),
-          encoder.describe(row), expected, partition);
+      throw Errors.wrongPartition(
+          plan.checkpoint(), plan.uid(), plan.state(), encoder.describe(row), expected, partition);
     }
     if (plan.images() != null) {
       writeImageRow(row);
@@ -119,8 +128,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     UnsafeRow key = edits.uniqueKey(encoder, row);
     if (key != null) {
       if (key.equals(previous)) {
-        throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
-            encoder.describe(row));
+        throw Errors.duplicateKey(
+            plan.checkpoint(), plan.uid(), plan.state(), encoder.describe(row));
       }
       key = key.copy();
       previous = key;
@@ -138,8 +147,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     if (imageHashes != null) {
       imageHashes.add(key);
     } else if (givenBefore(key)) {
-      throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
-          encoder.describe(row));
+      throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(), encoder.describe(row));
     }
     imageRows++;
     store.put(key, encoder.value(row), plan.editedFamily());
@@ -174,15 +182,19 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     String family = plan.editedFamily();
     long[] keys = {0};
     UnsafeRow[] suspect = {null};
-    try (StatePartition image = plan.images().openStaged(plan, plan.edited(),
-        partition)) {
-      image.forEachKey(family, key -> {
-        keys[0]++;
-        if (ImageKeyHashes.of(key) == hash) suspect[0] = key.copy();
-      });
+    try (StatePartition image = plan.images().openStaged(plan, plan.edited(), partition)) {
+      image.forEachKey(
+          family,
+          key -> {
+            keys[0]++;
+            if (ImageKeyHashes.of(key) == hash) suspect[0] = key.copy();
+          });
     }
     if (keys[0] < imageRows) {
-      throw Errors.duplicateKey(plan.checkpoint(), plan.uid(), plan.state(),
+      throw Errors.duplicateKey(
+          plan.checkpoint(),
+          plan.uid(),
+          plan.state(),
           describeKey(suspect[0], plan.edited().keySchema(family)));
     }
   }
@@ -193,7 +205,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     for (int i = 0; i < schema.size(); i++) {
       if (out.length() > 0) out.append(", ");
       DataType type = schema.fields()[i].dataType();
-      out.append(schema.fields()[i].name()).append('=')
+      out.append(schema.fields()[i].name())
+          .append('=')
           .append(key.isNullAt(i) ? null : key.get(i, type));
     }
     return out.toString();

@@ -59,9 +59,18 @@ final class RefusedWrites {
       } catch (Errors.Refusal refusal) {
         return new Writer(null, partitionId, refusal);
       } catch (Exception e) { // the store of this partition cannot be loaded
-        return new Writer(null, partitionId, Errors.unloadableState(plan.checkpoint(), plan.uid(),
-            plan.edited().operatorId(), plan.state(), plan.batchId(),
-            CheckpointLog.stateVersion(plan.batchId()), partitionId, e));
+        return new Writer(
+            null,
+            partitionId,
+            Errors.unloadableState(
+                plan.checkpoint(),
+                plan.uid(),
+                plan.edited().operatorId(),
+                plan.state(),
+                plan.batchId(),
+                CheckpointLog.stateVersion(plan.batchId()),
+                partitionId,
+                e));
       }
     }
   }

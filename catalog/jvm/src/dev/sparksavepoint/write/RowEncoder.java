@@ -20,8 +20,8 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.plans.physical.HashPartitioning;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.NullType$;
 import org.apache.spark.sql.types.NullType;
+import org.apache.spark.sql.types.NullType$;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
@@ -42,15 +42,24 @@ final class RowEncoder implements Serializable {
   private final int[] sources;
   private final DataType[] types;
   private final String[] names;
+
   /** {@link Layout#strictColumns}, looked up once: it is needed for every row. */
   private final int strict;
+
   private final int numPartitions;
   private final String timeZone;
+
   /** Which grouping columns place a key ({@link #place}); strict (all) unless told. */
   private KeyPlacement placement = KeyPlacement.STRICT;
 
-  private RowEncoder(Layout layout, StructType given, int[] sources, DataType[] types,
-      String[] names, int numPartitions, String timeZone) {
+  private RowEncoder(
+      Layout layout,
+      StructType given,
+      int[] sources,
+      DataType[] types,
+      String[] names,
+      int numPartitions,
+      String timeZone) {
     this.layout = layout;
     this.given = given;
     this.sources = sources;
@@ -63,26 +72,34 @@ final class RowEncoder implements Serializable {
 
   /** Validates the given columns against the table and builds the encoder (driver side). */
   static RowEncoder create(WritePlan plan, StructType table, StructType given, String timeZone) {
-    Layout layout = plan.variable() != null ? new VariableLayout(plan.variable())
-        : plan.joinCounts() != null ? JoinSideLayout.of(plan.edited())
-        : new StoreLayout(plan.edited());
+    Layout layout =
+        plan.variable() != null
+            ? new VariableLayout(plan.variable())
+            : plan.joinCounts() != null
+                ? JoinSideLayout.of(plan.edited())
+                : new StoreLayout(plan.edited());
     List<String> leaves = layout.columns();
     DataType[] types = new DataType[leaves.size()];
     String[] names = new String[leaves.size()];
     for (int i = 0; i < types.length; i++) {
       StructField column = table.fields()[i];
-      String field = column.metadata().contains(FlatSchema.STATE_FIELD)
-          ? column.metadata().getString(FlatSchema.STATE_FIELD) : column.name();
+      String field =
+          column.metadata().contains(FlatSchema.STATE_FIELD)
+              ? column.metadata().getString(FlatSchema.STATE_FIELD)
+              : column.name();
       if (!field.equals(leaves.get(i))) {
-        throw new IllegalStateException("[SAVEPOINT_INTERNAL] flat column " + column.name()
-            + " does not match state field " + leaves.get(i));
+        throw new IllegalStateException(
+            "[SAVEPOINT_INTERNAL] flat column "
+                + column.name()
+                + " does not match state field "
+                + leaves.get(i));
       }
       types[i] = column.dataType();
       names[i] = column.name();
     }
     int[] sources = IncomingColumns.match(plan, table, layout.strictColumns(), given);
-    return new RowEncoder(layout, given, sources, types, names,
-        plan.edited().numPartitions(), timeZone);
+    return new RowEncoder(
+        layout, given, sources, types, names, plan.edited().numPartitions(), timeZone);
   }
 
   /** The table's names of the grouping key columns, in key order. */
@@ -124,11 +141,14 @@ final class RowEncoder implements Serializable {
     for (int i : placement.indexes(layout.groupingColumns())) {
       placing.add(entries.groupingKey().get(i));
     }
-    Expression partition = new HashPartitioning(seq(placing), numPartitions)
-        .partitionIdExpression();
-    return new Bound(project(entries.groupingKey()), project(entries.entryKey()),
+    Expression partition =
+        new HashPartitioning(seq(placing), numPartitions).partitionIdExpression();
+    return new Bound(
+        project(entries.groupingKey()),
+        project(entries.entryKey()),
         entries.secondaryKey() == null ? null : project(entries.secondaryKey()),
-        project(entries.value()), project(List.of(partition)));
+        project(entries.value()),
+        project(List.of(partition)));
   }
 
   /** Flat column {@code flat} of an incoming row, cast to the table's type where it differs. */
@@ -158,8 +178,11 @@ final class RowEncoder implements Serializable {
   }
 
   /** The expressions that make one row's entries, from its flat columns. */
-  record Entries(List<Expression> groupingKey, List<Expression> entryKey,
-      List<Expression> secondaryKey, List<Expression> value) {}
+  record Entries(
+      List<Expression> groupingKey,
+      List<Expression> entryKey,
+      List<Expression> secondaryKey,
+      List<Expression> value) {}
 
   /** How one kind of state lays its keys and values out in flat columns. */
   interface Layout extends Serializable {
@@ -209,8 +232,8 @@ final class RowEncoder implements Serializable {
       return new Entries(key, key, null, fields(valueSchema, column, next));
     }
 
-    private static List<Expression> fields(StructType struct, IntFunction<Expression> column,
-        int[] next) {
+    private static List<Expression> fields(
+        StructType struct, IntFunction<Expression> column, int[] next) {
       List<Expression> exprs = new ArrayList<>();
       for (StructField field : struct.fields()) {
         if (field.dataType() instanceof NullType) {
@@ -236,12 +259,13 @@ final class RowEncoder implements Serializable {
     static JoinSideLayout of(StoreSpec values) {
       StructType key = values.keySchema();
       StructType value = values.valueSchema();
-      boolean matched = value.size() > 0
-          && value.fields()[value.size() - 1].name().equals("matched")
-          && value.fields()[value.size() - 1].dataType().equals(DataTypes.BooleanType);
+      boolean matched =
+          value.size() > 0
+              && value.fields()[value.size() - 1].name().equals("matched")
+              && value.fields()[value.size() - 1].dataType().equals(DataTypes.BooleanType);
       StructType rowKey = new StructType(Arrays.copyOf(key.fields(), key.size() - 1));
-      StructType row = matched
-          ? new StructType(Arrays.copyOf(value.fields(), value.size() - 1)) : value;
+      StructType row =
+          matched ? new StructType(Arrays.copyOf(value.fields(), value.size() - 1)) : value;
       return new JoinSideLayout(new StoreLayout(rowKey, row), matched);
     }
 
@@ -311,21 +335,25 @@ final class RowEncoder implements Serializable {
       return switch (variable.kind()) {
         case MAP -> {
           int u = variable.entryKey().size();
-          yield new Entries(key,
-              List.of(keyStruct, struct(variable.entryKey(), columns(column, k, u))), null,
+          yield new Entries(
+              key,
+              List.of(keyStruct, struct(variable.entryKey(), columns(column, k, u))),
+              null,
               columns(column, k + u, variable.value().size()));
         }
         case TIMERS -> {
           Expression ts = column.apply(k);
-          yield new Entries(key, List.of(keyStruct, ts), List.of(ts, keyStruct),
+          yield new Entries(
+              key,
+              List.of(keyStruct, ts),
+              List.of(ts, keyStruct),
               List.of(Literal.create(null, NullType$.MODULE$)));
         }
         default -> new Entries(key, key, null, columns(column, k, variable.value().size()));
       };
     }
 
-    private static List<Expression> columns(IntFunction<Expression> column, int from,
-        int count) {
+    private static List<Expression> columns(IntFunction<Expression> column, int from, int count) {
       List<Expression> out = new ArrayList<>();
       for (int i = from; i < from + count; i++) out.add(column.apply(i));
       return out;
@@ -340,8 +368,12 @@ final class RowEncoder implements Serializable {
     private final UnsafeProjection value;
     private final UnsafeProjection partition;
 
-    private Bound(UnsafeProjection groupingKey, UnsafeProjection entryKey,
-        UnsafeProjection secondaryKey, UnsafeProjection value, UnsafeProjection partition) {
+    private Bound(
+        UnsafeProjection groupingKey,
+        UnsafeProjection entryKey,
+        UnsafeProjection secondaryKey,
+        UnsafeProjection value,
+        UnsafeProjection partition) {
       this.groupingKey = groupingKey;
       this.entryKey = entryKey;
       this.secondaryKey = secondaryKey;

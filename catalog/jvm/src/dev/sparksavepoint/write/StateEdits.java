@@ -46,8 +46,10 @@ abstract class StateEdits {
     return switch (variable.kind()) {
       case LIST -> variable.hasTtl() ? new ExpiringLists(variable, plan) : new Lists(variable);
       case TIMERS -> new Timers(variable);
-      default -> variable.hasTtl() ? new ExpiringKeyValues(variable, plan)
-          : new KeyValues(variable.family());
+      default ->
+          variable.hasTtl()
+              ? new ExpiringKeyValues(variable, plan)
+              : new KeyValues(variable.family());
     };
   }
 
@@ -56,22 +58,23 @@ abstract class StateEdits {
    * got no rows: as {@link #of}, or for a join side's stores each on its own (all its keys go).
    */
   static StateEdits clearing(WritePlan plan) {
-    return plan.joinCounts() != null ? new KeyValues(StateStore.DEFAULT_COL_FAMILY_NAME())
+    return plan.joinCounts() != null
+        ? new KeyValues(StateStore.DEFAULT_COL_FAMILY_NAME())
         : of(plan);
   }
 
   /** The second store a kind keeps consistent with the edited one (a join side's counts). */
   void attach(StatePartition second) {
-    throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + getClass().getSimpleName()
-        + " edits one store");
+    throw new IllegalStateException(
+        "[SAVEPOINT_INTERNAL] " + getClass().getSimpleName() + " edits one store");
   }
 
   /** The key no other row of the statement may give, or null when keys repeat (list rows). */
   abstract UnsafeRow uniqueKey(RowEncoder.Bound encoder, InternalRow row);
 
   /** Applies one row; {@code key} is its copied {@link #uniqueKey}. */
-  abstract void apply(StatePartition store, RowEncoder.Bound encoder, InternalRow row,
-      UnsafeRow key);
+  abstract void apply(
+      StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key);
 
   /**
    * Before the commit: a replace removes what the statement did not give ({@code given}: the
@@ -80,8 +83,10 @@ abstract class StateEdits {
   abstract void finish(StatePartition store, boolean replace, Set<UnsafeRow> given);
 
   /** The empty value of Spark's index families (timers, TTL): one NULL field of type void. */
-  static final UnsafeRow EMPTY = UnsafeProjection.create(
-      new DataType[] {NullType$.MODULE$}).apply(new GenericInternalRow(1)).copy();
+  static final UnsafeRow EMPTY =
+      UnsafeProjection.create(new DataType[] {NullType$.MODULE$})
+          .apply(new GenericInternalRow(1))
+          .copy();
 
   private UnsafeProjection longs;
 
@@ -101,8 +106,11 @@ abstract class StateEdits {
     private final UnsafeProjection project;
 
     TtlIndexKey(StructType elementKey) {
-      this.project = RowEncoder.project(List.of(new BoundReference(0, LongType$.MODULE$, true),
-          new BoundReference(1, elementKey, true)));
+      this.project =
+          RowEncoder.project(
+              List.of(
+                  new BoundReference(0, LongType$.MODULE$, true),
+                  new BoundReference(1, elementKey, true)));
     }
 
     UnsafeRow of(long expirationMs, UnsafeRow elementKey) {
@@ -231,6 +239,7 @@ abstract class StateEdits {
   static final class Timers extends StateEdits {
     private final String family;
     private final String inverseFamily;
+
     /** From {@code struct<key, expiryTimestampMs>} to {@code struct<expiryTimestampMs, key>}. */
     private final UnsafeProjection inverse;
 
@@ -238,8 +247,11 @@ abstract class StateEdits {
       this.family = variable.family();
       this.inverseFamily = variable.secondFamily();
       StructType key = variable.groupingKey();
-      this.inverse = RowEncoder.project(List.of(new BoundReference(1, LongType$.MODULE$, false),
-          new BoundReference(0, key, true)));
+      this.inverse =
+          RowEncoder.project(
+              List.of(
+                  new BoundReference(1, LongType$.MODULE$, false),
+                  new BoundReference(0, key, true)));
     }
 
     @Override
@@ -276,10 +288,13 @@ abstract class StateEdits {
    */
   static final class JoinSide extends PerKeyRows {
     private static final String DEFAULT = StateStore.DEFAULT_COL_FAMILY_NAME();
+
     /** (join key fields, index) from a JoinedRow of the join key and a one-long row. */
     private final UnsafeProjection keyWithIndex;
+
     /** The position of the {@code matched} flag in a stored row, or -1 (join format 1). */
     private final int matched;
+
     private StatePartition counts;
 
     JoinSide(StoreSpec values) {
@@ -290,8 +305,10 @@ abstract class StateEdits {
       }
       this.keyWithIndex = RowEncoder.project(fields);
       StructType value = values.valueSchema();
-      this.matched = value.size() > 0
-          && value.fields()[value.size() - 1].name().equals("matched") ? value.size() - 1 : -1;
+      this.matched =
+          value.size() > 0 && value.fields()[value.size() - 1].name().equals("matched")
+              ? value.size() - 1
+              : -1;
     }
 
     @Override
@@ -470,8 +487,8 @@ abstract class StateEdits {
     }
 
     /** As OneToManyTTLState.updatePrimaryAndSecondaryIndices. */
-    private void write(StatePartition store, UnsafeRow key, List<UnsafeRow> elements,
-        boolean overwrite) {
+    private void write(
+        StatePartition store, UnsafeRow key, List<UnsafeRow> elements, boolean overwrite) {
       UnsafeRow oldMin = store.get(key, min);
       UnsafeRow oldCount = overwrite ? null : store.get(key, counts);
       if (overwrite) {

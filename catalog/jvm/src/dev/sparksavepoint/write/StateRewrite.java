@@ -21,9 +21,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * @param scans the table's scans
  * @param writes the table's write builders (the rewrite replaces the table's content)
  */
-public record StateRewrite(String table, Command command,
+public record StateRewrite(
+    String table,
+    Command command,
     Function<CaseInsensitiveStringMap, ScanBuilder> scans,
-    Function<LogicalWriteInfo, StateWriteBuilder> writes) implements RowLevelOperation {
+    Function<LogicalWriteInfo, StateWriteBuilder> writes)
+    implements RowLevelOperation {
 
   @Override
   public String description() {

@@ -40,15 +40,20 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
 final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
   /** The plan; a full-image replace's becomes the one with its images' target. */
   private WritePlan plan;
+
   private final RowEncoder encoder;
   private final String[] keyColumns;
   private final String[] entryKeyColumns;
   private final boolean replace;
+
   /** True for a replace that writes full images ({@link WritePlan#imagesPossible}). */
   private final boolean fullImages;
+
   /** The transaction the write is a statement of (its changes are staged), or null. */
   private final EditTransaction transaction;
+
   private CheckpointCommit commit;
+
   /** The staging folder of a full-image replace; null for other writes. */
   private StagedImages images;
 
@@ -57,7 +62,11 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
    * staged in {@code transaction} when not null. {@code wholeReplace}: the replace gives the
    * whole new content (INSERT OVERWRITE), not the rows of a copy-on-write command.
    */
-  StateWrite(WritePlan plan, RowEncoder encoder, boolean replace, boolean wholeReplace,
+  StateWrite(
+      WritePlan plan,
+      RowEncoder encoder,
+      boolean replace,
+      boolean wholeReplace,
       EditTransaction transaction) {
     this.plan = plan;
     this.keyColumns = encoder.keyColumnNames();
@@ -70,15 +79,23 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
 
   @Override
   public String description() {
-    return (replace ? "replace " : "upsert into ") + "savepoint state " + plan.uid() + "."
-        + plan.state() + " as batch " + CheckpointLog.nextBatch(plan.batchId()) + " of "
+    return (replace ? "replace " : "upsert into ")
+        + "savepoint state "
+        + plan.uid()
+        + "."
+        + plan.state()
+        + " as batch "
+        + CheckpointLog.nextBatch(plan.batchId())
+        + " of "
         + plan.checkpoint();
   }
 
   @Override
   public Distribution requiredDistribution() {
-    Expression[] keys = Arrays.stream(keyColumns)
-        .map(name -> Expressions.column(quoted(name))).toArray(Expression[]::new);
+    Expression[] keys =
+        Arrays.stream(keyColumns)
+            .map(name -> Expressions.column(quoted(name)))
+            .toArray(Expression[]::new);
     return Distributions.clustered(keys);
   }
 
@@ -144,8 +161,8 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
         transaction.staged(plan, planned);
       } else {
         PlannedChanges total = PlannedChanges.total(planned);
-        DryRunReport.of(plan, table(), total.added(), total.changed(), total.removed(),
-            total.samples());
+        DryRunReport.of(
+            plan, table(), total.added(), total.changed(), total.removed(), total.samples());
       }
       return;
     }
@@ -202,11 +219,20 @@ final class StateWrite implements RequiresDistributionAndOrdering, BatchWrite {
     List<T> out = new ArrayList<>();
     for (WriterCommitMessage m : PartitionWriter.TaskMessages.flatten(messages)) {
       if (!type.isInstance(m)) {
-        throw new IllegalStateException("[SAVEPOINT_INTERNAL] a write task reported "
-            + (m == null ? "nothing" : m.getClass().getName() + " (class loader "
-            + m.getClass().getClassLoader() + ")") + " where " + type.getName() + " (class loader "
-            + type.getClassLoader() + ") was expected: the spark-savepoint jar is loaded twice;"
-            + " attach with spark_savepoint.attach, or put the jar on the driver class path.");
+        throw new IllegalStateException(
+            "[SAVEPOINT_INTERNAL] a write task reported "
+                + (m == null
+                    ? "nothing"
+                    : m.getClass().getName()
+                        + " (class loader "
+                        + m.getClass().getClassLoader()
+                        + ")")
+                + " where "
+                + type.getName()
+                + " (class loader "
+                + type.getClassLoader()
+                + ") was expected: the spark-savepoint jar is loaded twice;"
+                + " attach with spark_savepoint.attach, or put the jar on the driver class path.");
       }
       out.add(type.cast(m));
     }

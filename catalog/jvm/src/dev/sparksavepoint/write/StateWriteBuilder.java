@@ -21,6 +21,7 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   private final StructType table;
   private final LogicalWriteInfo info;
   private boolean replace;
+
   /** True for the copy-on-write rewrite of DELETE, UPDATE and MERGE. */
   private boolean rewrite;
 
@@ -49,12 +50,13 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   @Override
   public Write build() {
     SparkSession spark = SparkSession.active();
-    WritePlan plan = WritePlan.prepare(spark, origin,
-        info.options().getBoolean("force", false));
-    RowEncoder encoder = RowEncoder.create(plan, table, info.schema(),
-        spark.sessionState().conf().sessionLocalTimeZone());
-    encoder.place(WritePlacement.resolve(spark, origin, plan.batchId(), encoder.groupingNames(),
-        info.options()));
+    WritePlan plan = WritePlan.prepare(spark, origin, info.options().getBoolean("force", false));
+    RowEncoder encoder =
+        RowEncoder.create(
+            plan, table, info.schema(), spark.sessionState().conf().sessionLocalTimeZone());
+    encoder.place(
+        WritePlacement.resolve(
+            spark, origin, plan.batchId(), encoder.groupingNames(), info.options()));
     EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
     if (transaction != null) plan = plan.staged(transaction.admit(plan));
     return new StateWrite(plan, encoder, replace, replace && !rewrite, transaction);

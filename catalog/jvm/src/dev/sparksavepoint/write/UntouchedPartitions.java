@@ -2,8 +2,8 @@ package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
-import dev.sparksavepoint.store.CarryOver.Item;
 import dev.sparksavepoint.store.CarryOver;
+import dev.sparksavepoint.store.CarryOver.Item;
 import dev.sparksavepoint.store.PlannedChanges;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
@@ -22,9 +22,9 @@ final class UntouchedPartitions {
   private UntouchedPartitions() {}
 
   /** Commits the missing partitions; returns their commits. */
-  static List<PartitionCommit> commit(WritePlan plan, List<PartitionCommit> done,
-      boolean replace) {
-    return CarryOver.commit(plan,
+  static List<PartitionCommit> commit(WritePlan plan, List<PartitionCommit> done, boolean replace) {
+    return CarryOver.commit(
+        plan,
         CarryOver.missing(plan, done, replace ? plan.editedStores() : List.of()),
         store -> StateEdits.clearing(plan).finish(store, true, Set.of()),
         "savepoint: commit untouched state partitions of " + plan.uid() + "." + plan.state());
@@ -40,8 +40,12 @@ final class UntouchedPartitions {
     for (StoreSpec spec : plan.editedStores()) {
       for (int p = 0; p < spec.numPartitions(); p++) {
         final int partition = p;
-        if (done.stream().noneMatch(c -> c.operatorId() == spec.operatorId()
-            && c.storeName().equals(spec.storeName()) && c.partition() == partition)) {
+        if (done.stream()
+            .noneMatch(
+                c ->
+                    c.operatorId() == spec.operatorId()
+                        && c.storeName().equals(spec.storeName())
+                        && c.partition() == partition)) {
           items.add(new Item(spec, p, true));
         }
       }
@@ -50,19 +54,23 @@ final class UntouchedPartitions {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     sc.setJobDescription("savepoint: dry run of emptying " + plan.uid() + "." + plan.state());
     try {
-      return sc.parallelize(items, items.size()).map(item -> {
-        String family = item.spec().equals(plan.edited()) ? plan.editedFamily() : "";
-        try (StatePartition store = StatePartition.openReadOnly(plan, item.spec(),
-            item.partition(), family, plan.stagingFolder())) {
-          try {
-            StateEdits.clearing(plan).finish(store, true, Set.of());
-            return store.endReadOnly();
-          } catch (RuntimeException e) {
-            store.abort();
-            throw e;
-          }
-        }
-      }).collect();
+      return sc.parallelize(items, items.size())
+          .map(
+              item -> {
+                String family = item.spec().equals(plan.edited()) ? plan.editedFamily() : "";
+                try (StatePartition store =
+                    StatePartition.openReadOnly(
+                        plan, item.spec(), item.partition(), family, plan.stagingFolder())) {
+                  try {
+                    StateEdits.clearing(plan).finish(store, true, Set.of());
+                    return store.endReadOnly();
+                  } catch (RuntimeException e) {
+                    store.abort();
+                    throw e;
+                  }
+                }
+              })
+          .collect();
     } finally {
       sc.setJobDescription(null);
     }

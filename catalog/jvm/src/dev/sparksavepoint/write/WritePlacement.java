@@ -41,54 +41,82 @@ final class WritePlacement {
    * The placement of a write of {@code origin} from batch {@code batchId}, whose key columns
    * are {@code keyNames} (flat names, in key order).
    */
-  static KeyPlacement resolve(SparkSession spark, TableOrigin origin, long batchId,
-      List<String> keyNames, CaseInsensitiveStringMap options) {
+  static KeyPlacement resolve(
+      SparkSession spark,
+      TableOrigin origin,
+      long batchId,
+      List<String> keyNames,
+      CaseInsensitiveStringMap options) {
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
     String given = options.get(OPTION);
-    if (given == null) given = spark.sessionState().conf()
-        .getConfString(Settings.WRITE_PARTITIONED_BY, null);
+    if (given == null)
+      given = spark.sessionState().conf().getConfString(Settings.WRITE_PARTITIONED_BY, null);
     String uid = origin.operator().uid();
     if (KeyPlacement.isStrict(ckpt, origin.operator(), batchId)) {
-      if (given != null && !KeyPlacement.given(parse(origin, given, keyNames))
-          .byAllColumns(keyNames.size())) {
-        throw Errors.badPartitioning(origin.checkpoint(), uid, origin.state(), "partitioned_by"
-            + " '" + given + "' does not apply: offsets/" + batchId + " records the strict"
-            + " distribution, so the query places keys by all key columns ("
-            + String.join(",", keyNames) + ").");
+      if (given != null
+          && !KeyPlacement.given(parse(origin, given, keyNames)).byAllColumns(keyNames.size())) {
+        throw Errors.badPartitioning(
+            origin.checkpoint(),
+            uid,
+            origin.state(),
+            "partitioned_by"
+                + " '"
+                + given
+                + "' does not apply: offsets/"
+                + batchId
+                + " records the strict"
+                + " distribution, so the query places keys by all key columns ("
+                + String.join(",", keyNames)
+                + ").");
       }
       return KeyPlacement.STRICT;
     }
     String source = "partitioned_by '" + given + "'";
     if (given == null && origin.queryPartitioning() != null) {
       given = origin.queryPartitioning();
-      source = "the partitioning '" + given + "' of the catalog's query (--query, or"
-          + " attach(query=))";
+      source =
+          "the partitioning '"
+              + given
+              + "' of the catalog's query (--query, or"
+              + " attach(query=))";
     }
     if (given == null) {
       List<String> recorded = RecordedPartitioning.read(ckpt).get(origin.operator().id());
       if (recorded != null) {
         given = String.join(",", recorded);
-        source = "the partitioning '" + given + "' the query recorded when it ran ("
-            + RecordedPartitioning.FILE + ")";
+        source =
+            "the partitioning '"
+                + given
+                + "' the query recorded when it ran ("
+                + RecordedPartitioning.FILE
+                + ")";
       }
     }
     int[] columns = given == null ? null : parse(origin, given, keyNames);
-    String verified = ckpt.location() + "|" + batchId + "@" + ckpt.commitTimeMs(batchId) + "|"
-        + origin.ref() + "|" + java.util.Arrays.toString(columns);
+    String verified =
+        ckpt.location()
+            + "|"
+            + batchId
+            + "@"
+            + ckpt.commitTimeMs(batchId)
+            + "|"
+            + origin.ref()
+            + "|"
+            + java.util.Arrays.toString(columns);
     if (columns != null && VERIFIED.contains(verified)) return KeyPlacement.given(columns);
     Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
-    StructType schema = StateSource.schema(origin.checkpoint(), origin.operator(),
-        origin.state(), batchId, read);
-    PlacementCheck check = PlacementCheck.run(read, schema, origin.operator().numPartitions(),
-        columns);
+    StructType schema =
+        StateSource.schema(origin.checkpoint(), origin.operator(), origin.state(), batchId, read);
+    PlacementCheck check =
+        PlacementCheck.run(read, schema, origin.operator().numPartitions(), columns);
     if (columns == null) {
-      throw Errors.unknownPartitioning(origin.checkpoint(), uid, origin.state(), batchId,
-          check.fits(keyNames));
+      throw Errors.unknownPartitioning(
+          origin.checkpoint(), uid, origin.state(), batchId, check.fits(keyNames));
     }
     long misplaced = check.misplaced(columns);
     if (misplaced > 0) {
-      throw Errors.partitioningMismatch(origin.checkpoint(), uid, origin.state(), source,
-          misplaced, check.fits(keyNames));
+      throw Errors.partitioningMismatch(
+          origin.checkpoint(), uid, origin.state(), source, misplaced, check.fits(keyNames));
     }
     if (VERIFIED.size() > 1000) VERIFIED.clear();
     VERIFIED.add(verified);
@@ -110,10 +138,17 @@ final class WritePlacement {
         }
       }
       if (index < 0 || indexes.contains(index)) {
-        throw Errors.badPartitioning(origin.checkpoint(), origin.operator().uid(),
-            origin.state(), "partitioned_by '" + given + "' names " + (index < 0 ? "'" + name
-                + "', not a key column" : "'" + name + "' twice") + "; the key columns are "
-                + String.join(", ", keyNames) + ".");
+        throw Errors.badPartitioning(
+            origin.checkpoint(),
+            origin.operator().uid(),
+            origin.state(),
+            "partitioned_by '"
+                + given
+                + "' names "
+                + (index < 0 ? "'" + name + "', not a key column" : "'" + name + "' twice")
+                + "; the key columns are "
+                + String.join(", ", keyNames)
+                + ".");
       }
       indexes.add(index);
     }

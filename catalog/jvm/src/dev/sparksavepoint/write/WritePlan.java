@@ -36,25 +36,37 @@ public final class WritePlan extends StoreBatch {
   private final String uid;
   private final String state;
   private final StoreSpec edited;
+
   /**
    * For a join side: the {@code keyToNumValues} store kept consistent with the edited
    * {@code keyWithIndexToValue} store; else null.
    */
   private final StoreSpec joinCounts;
+
   /** The transformWithState variable (or timers) the write edits, or null. */
   private final TwsVariable variable;
+
   /** True for a dry run ({@code spark.savepoint.write.dryRun}). */
   private final boolean dryRun;
+
   /**
    * For a statement of an edit transaction ({@link EditTransaction#CONF}): the folder its
    * tasks stage their changes in; else null.
    */
   private final String stagingFolder;
+
   /** Where a replace writes full images ({@link #withImages}); null for every other write. */
   private final ImageTarget images;
 
-  private WritePlan(StoreBatch batch, String uid, String state, StoreSpec edited,
-      StoreSpec joinCounts, TwsVariable variable, boolean dryRun, String stagingFolder,
+  private WritePlan(
+      StoreBatch batch,
+      String uid,
+      String state,
+      StoreSpec edited,
+      StoreSpec joinCounts,
+      TwsVariable variable,
+      boolean dryRun,
+      String stagingFolder,
       ImageTarget images) {
     super(batch);
     this.uid = uid;
@@ -86,45 +98,68 @@ public final class WritePlan extends StoreBatch {
     checkWritable(ckpt.location(), op, origin);
     if (!origin.openedWritable()) checkNotSavepoint(ckpt, op, origin.state());
     QueryActivity.check(spark, ckpt, op.uid(), origin.state(), force);
-    boolean dryRun = Boolean.parseBoolean(
-        spark.sessionState().conf().getConfString(Settings.WRITE_DRY_RUN, "false"));
+    boolean dryRun =
+        Boolean.parseBoolean(
+            spark.sessionState().conf().getConfString(Settings.WRITE_DRY_RUN, "false"));
     long loaded = ckpt.lastCommitted();
-    WriteRecovery recovery = dryRun ? WriteRecovery.none(ckpt, op.uid(), origin.state())
-        : WriteRecovery.run(spark, ckpt, op.uid(), origin.state());
+    WriteRecovery recovery =
+        dryRun
+            ? WriteRecovery.none(ckpt, op.uid(), origin.state())
+            : WriteRecovery.run(spark, ckpt, op.uid(), origin.state());
     ckpt = recovery.checkpoint();
     long last = ckpt.lastCommitted();
     if (origin.batchId() != last && origin.batchId() != loaded) {
       // SQL cannot write AS OF a batch: the checkpoint moved on since the statement began
-      throw Errors.concurrentWrite(ckpt.location(), CheckpointLog.nextBatch(origin.batchId()),
-          "batch " + last
-          + " was committed after the statement read the table at batch " + origin.batchId());
+      throw Errors.concurrentWrite(
+          ckpt.location(),
+          CheckpointLog.nextBatch(origin.batchId()),
+          "batch "
+              + last
+              + " was committed after the statement read the table at batch "
+              + origin.batchId());
     }
     StoreBatch batch = StoreBatch.carryOver(spark, ckpt, last);
     boolean join = op.kind() == OperatorKind.JOIN;
-    String editedStore = op.kind() == OperatorKind.TWS ? "default"
-        : join ? origin.ref().value() + JOIN_VALUES : origin.ref().value();
+    String editedStore =
+        op.kind() == OperatorKind.TWS
+            ? "default"
+            : join ? origin.ref().value() + JOIN_VALUES : origin.ref().value();
     StoreSpec edited = findStore(batch.stores(), op, editedStore);
-    StoreSpec counts = join ? findStore(batch.stores(), op, origin.ref().value() + JOIN_COUNTS)
-        : null;
+    StoreSpec counts =
+        join ? findStore(batch.stores(), op, origin.ref().value() + JOIN_COUNTS) : null;
     if (edited == null || (join && counts == null)) {
-      throw Errors.readOnlyState(ckpt.location(), op.uid(), origin.state(), join
-          ? "its stores " + origin.ref().value() + JOIN_VALUES + " and "
-              + origin.ref().value() + JOIN_COUNTS + " are not both listed in the operator"
-              + " metadata of batch " + last + " (join state format 3 keeps one store with"
-              + " column families, which cannot be written yet)."
-          : "its store is not listed in the operator metadata of batch " + last + ".");
+      throw Errors.readOnlyState(
+          ckpt.location(),
+          op.uid(),
+          origin.state(),
+          join
+              ? "its stores "
+                  + origin.ref().value()
+                  + JOIN_VALUES
+                  + " and "
+                  + origin.ref().value()
+                  + JOIN_COUNTS
+                  + " are not both listed in the operator"
+                  + " metadata of batch "
+                  + last
+                  + " (join state format 3 keeps one store with"
+                  + " column families, which cannot be written yet)."
+              : "its store is not listed in the operator metadata of batch " + last + ".");
     }
-    TwsVariable variable = edited.families() == null ? null
-        : TwsVariable.of(ckpt.location(), op, origin, edited.families());
+    TwsVariable variable =
+        edited.families() == null
+            ? null
+            : TwsVariable.of(ckpt.location(), op, origin, edited.families());
     recovery.notices().forEach(batch::notice);
-    return new WritePlan(batch, op.uid(), origin.state(), edited, counts, variable, dryRun,
-        null, null);
+    return new WritePlan(
+        batch, op.uid(), origin.state(), edited, counts, variable, dryRun, null, null);
   }
 
   private static StoreSpec findStore(List<StoreSpec> stores, Operator op, String name) {
     return stores.stream()
         .filter(s -> s.operatorId() == op.id() && s.storeName().equals(name))
-        .findFirst().orElse(null);
+        .findFirst()
+        .orElse(null);
   }
 
   /**
@@ -139,7 +174,11 @@ public final class WritePlan extends StoreBatch {
         throw Errors.readOnlySavepoint(ckpt.location(), op.uid(), state);
       }
     } catch (IOException e) {
-      throw Errors.corruptFile(ckpt.location(), SavepointManifest.FILE, "the savepoint", e,
+      throw Errors.corruptFile(
+          ckpt.location(),
+          SavepointManifest.FILE,
+          "the savepoint",
+          e,
           "Restore the file from a copy of the savepoint.");
     }
   }
@@ -148,17 +187,28 @@ public final class WritePlan extends StoreBatch {
     OperatorKind.Writes writes = op.kind().writes();
     if (writes == OperatorKind.Writes.JOIN_SIDES) {
       if (origin.ref().option().equals("joinSide")) return;
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "a join's internal stores are"
-          + " read-only: write the join side tables (left, right), which keep both stores of"
-          + " a side consistent.");
+      throw Errors.readOnlyState(
+          path,
+          op.uid(),
+          origin.state(),
+          "a join's internal stores are"
+              + " read-only: write the join side tables (left, right), which keep both stores of"
+              + " a side consistent.");
     }
     if (writes == OperatorKind.Writes.VARIABLES) return; // per variable: TwsVariable.of
     if (writes != OperatorKind.Writes.STORE || !origin.ref().option().equals("storeName")) {
-      throw Errors.readOnlyState(path, op.uid(), origin.state(), "writing "
-          + op.description() + " state (Spark's " + op.name() + ") is not supported yet;"
-          + " writable kinds: streaming aggregation (agg_N),"
-          + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
-          + " (groupstate_N), transformWithState state variables and timers (tws_N).");
+      throw Errors.readOnlyState(
+          path,
+          op.uid(),
+          origin.state(),
+          "writing "
+              + op.description()
+              + " state (Spark's "
+              + op.name()
+              + ") is not supported yet;"
+              + " writable kinds: streaming aggregation (agg_N),"
+              + " dropDuplicates (dedup_N), flatMapGroupsWithState/applyInPandasWithState"
+              + " (groupstate_N), transformWithState state variables and timers (tws_N).");
     }
   }
 
@@ -222,7 +272,15 @@ public final class WritePlan extends StoreBatch {
 
   /** This write as a full-image replace whose tasks write under {@code staging}. */
   WritePlan withImages(SparkSession spark, String staging) {
-    return new WritePlan(this, uid, state, edited, joinCounts, variable, dryRun, stagingFolder,
+    return new WritePlan(
+        this,
+        uid,
+        state,
+        edited,
+        joinCounts,
+        variable,
+        dryRun,
+        stagingFolder,
         ImageTarget.of(spark, this, staging));
   }
 

@@ -60,8 +60,7 @@ record WriteRecovery(Checkpoint checkpoint, List<String> notices) {
     try {
       return StagingFolders.removeAbandoned(ckpt.fileSystem(), ckpt.root());
     } catch (IOException e) {
-      throw Errors.writeFailed(ckpt.location(), "complete or remove abandoned staging folders",
-          e);
+      throw Errors.writeFailed(ckpt.location(), "complete or remove abandoned staging folders", e);
     }
   }
 }

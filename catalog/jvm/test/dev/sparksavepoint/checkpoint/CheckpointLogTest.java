@@ -19,8 +19,9 @@ import org.apache.hadoop.fs.Path;
 
 public class CheckpointLogTest {
   private static final String COMMIT = "v1\n{\"nextBatchWatermarkMs\":0}";
-  private static final String COMMIT_V2 = "v1\n{\"nextBatchWatermarkMs\":0,"
-      + "\"stateUniqueIds\":{\"0\":[[\"a0\",\"b0\"],[\"a1\",\"b1\"]],\"2\":[[\"c0\"]]}}";
+  private static final String COMMIT_V2 =
+      "v1\n{\"nextBatchWatermarkMs\":0,"
+          + "\"stateUniqueIds\":{\"0\":[[\"a0\",\"b0\"],[\"a1\",\"b1\"]],\"2\":[[\"c0\"]]}}";
 
   private static byte[] bytes(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
@@ -42,21 +43,30 @@ public class CheckpointLogTest {
 
   @Test
   public void refusesDamagedEntriesWithTheReason() {
-    assertContains("empty", assertThrows(IOException.class,
-        () -> CheckpointLog.parseEntry(bytes(""))).getMessage());
-    assertContains("version line", assertThrows(IOException.class,
-        () -> CheckpointLog.parseEntry(bytes("{\"a\":1}\n{}"))).getMessage());
-    assertContains("version line", assertThrows(IOException.class,
-        () -> CheckpointLog.parseEntry(bytes("v1\n"))).getMessage());
+    assertContains(
+        "empty",
+        assertThrows(IOException.class, () -> CheckpointLog.parseEntry(bytes(""))).getMessage());
+    assertContains(
+        "version line",
+        assertThrows(IOException.class, () -> CheckpointLog.parseEntry(bytes("{\"a\":1}\n{}")))
+            .getMessage());
+    assertContains(
+        "version line",
+        assertThrows(IOException.class, () -> CheckpointLog.parseEntry(bytes("v1\n")))
+            .getMessage());
     assertThrows(IOException.class, () -> CheckpointLog.parseEntry(bytes("v1\n{garbage")));
   }
 
   @Test
   public void readsStateUniqueIdsByOperatorPartitionAndStore() throws IOException {
-    assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT))),
-        "format v1");
-    assertEquals(null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(
-        bytes("v1\n{\"nextBatchWatermarkMs\":0,\"stateUniqueIds\":{}}"))), "Spark 4.0.0, v1");
+    assertEquals(
+        null, CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT))), "format v1");
+    assertEquals(
+        null,
+        CheckpointLog.stateUniqueIds(
+            CheckpointLog.parseEntry(
+                bytes("v1\n{\"nextBatchWatermarkMs\":0,\"stateUniqueIds\":{}}"))),
+        "Spark 4.0.0, v1");
     Map<Long, String[][]> ids =
         CheckpointLog.stateUniqueIds(CheckpointLog.parseEntry(bytes(COMMIT_V2)));
     assertEquals(2, ids.size(), "operators");
@@ -67,16 +77,19 @@ public class CheckpointLogTest {
   @Test
   public void refusesMalformedStateUniqueIds() {
     for (String ids : List.of("[]", "{\"x\":[]}", "{\"0\":{}}", "{\"0\":[1]}", "{\"0\":[[1]]}")) {
-      assertThrows(IOException.class, () -> CheckpointLog.stateUniqueIds(
-          CheckpointLog.parseEntry(bytes("v1\n{\"stateUniqueIds\":" + ids + "}"))));
+      assertThrows(
+          IOException.class,
+          () ->
+              CheckpointLog.stateUniqueIds(
+                  CheckpointLog.parseEntry(bytes("v1\n{\"stateUniqueIds\":" + ids + "}"))));
     }
   }
 
   @Test
   public void replacesStateUniqueIdsKeepingTheRest() throws IOException {
     var ids = new ObjectMapper().readTree("{\"0\":[[\"new\"]]}");
-    String out = new String(CheckpointLog.withStateUniqueIds(bytes(COMMIT_V2), ids),
-        StandardCharsets.UTF_8);
+    String out =
+        new String(CheckpointLog.withStateUniqueIds(bytes(COMMIT_V2), ids), StandardCharsets.UTF_8);
     assertTrue(out.startsWith("v1\n"), "version line kept: " + out);
     var json = CheckpointLog.parseEntry(bytes(out));
     assertEquals("new", json.path("stateUniqueIds").path("0").path(0).path(0).asText());
@@ -94,12 +107,14 @@ public class CheckpointLogTest {
     assertTrue(Files.exists(root.resolve("offsets").resolve(".0.crc")), "written with a .crc");
     assertTrue(!log.hasStaleChecksum(0), "a checksum that matches");
     Files.writeString(entry, COMMIT.replace("0}", "7}")); // by hand: the .crc stays
-    assertThrows(org.apache.hadoop.fs.ChecksumException.class,
+    assertThrows(
+        org.apache.hadoop.fs.ChecksumException.class,
         () -> CheckpointFiles.readAll(fs, new Path(entry.toUri())));
     CheckpointLog fresh = new CheckpointLog(fs, new Path(root.toUri()), CheckpointLog.OFFSETS);
     assertEquals(7, fresh.metadata(0).path("nextBatchWatermarkMs").asInt(), "read as Spark");
     assertTrue(fresh.hasStaleChecksum(0), "the stale checksum is remembered");
-    assertContains("offsets/0 does not match its Hadoop checksum file offsets/.0.crc",
+    assertContains(
+        "offsets/0 does not match its Hadoop checksum file offsets/.0.crc",
         CheckpointLog.staleChecksumLine(fresh.entryName(0)));
     Files.writeString(entry, "v1\n{garbage"); // damaged, not only edited: still refused
     assertThrows(IOException.class, () -> fresh.metadata(0));
@@ -120,7 +135,8 @@ public class CheckpointLogTest {
     assertEquals(COMMIT, new String(log.bytes(10), StandardCharsets.UTF_8), "bytes");
     log.create(11, bytes(COMMIT_V2), new Configuration());
     assertEquals(List.of(0L, 10L, 11L), List.copyOf(log.entries().keySet()), "after create");
-    assertThrows(org.apache.hadoop.fs.FileAlreadyExistsException.class,
+    assertThrows(
+        org.apache.hadoop.fs.FileAlreadyExistsException.class,
         () -> log.create(11, bytes(COMMIT), new Configuration()));
   }
 }

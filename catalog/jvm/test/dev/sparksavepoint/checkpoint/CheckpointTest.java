@@ -15,8 +15,9 @@ import org.apache.spark.sql.AnalysisException;
 
 /** A checkpoint folder with only its logs (no state), on the local file system. */
 public class CheckpointTest {
-  private static final String OFFSETS = "v1\n{\"batchTimestampMs\":%d,\"conf\":{"
-      + "\"spark.sql.shuffle.partitions\":\"4\"}}\n{\"logOffset\":0}\n";
+  private static final String OFFSETS =
+      "v1\n{\"batchTimestampMs\":%d,\"conf\":{"
+          + "\"spark.sql.shuffle.partitions\":\"4\"}}\n{\"logOffset\":0}\n";
 
   private static Path checkpoint(int batches) throws IOException {
     Path root = TempFolders.create("checkpoint-test");
@@ -45,9 +46,11 @@ public class CheckpointTest {
     assertEquals("0..2", ckpt.committedRange());
     assertEquals(2000L, ckpt.batchTimestampMs(2));
     assertEquals("4", ckpt.recordedConf(1).get("spark.sql.shuffle.partitions"));
-    assertEquals("SAVEPOINT_UNCOMMITTED_BATCH",
+    assertEquals(
+        "SAVEPOINT_UNCOMMITTED_BATCH",
         assertThrows(AnalysisException.class, () -> ckpt.checkBatch(3)).getCondition());
-    assertEquals("SAVEPOINT_NO_SUCH_BATCH",
+    assertEquals(
+        "SAVEPOINT_NO_SUCH_BATCH",
         assertThrows(AnalysisException.class, () -> ckpt.checkBatch(9)).getCondition());
     assertTrue(ckpt.operators(2).isEmpty(), "no state folder, no operator");
   }
@@ -73,8 +76,9 @@ public class CheckpointTest {
     assertEquals("SAVEPOINT_CORRUPT_FILE", e.getCondition());
     assertContains("File offsets/1 of checkpoint", e.getMessage());
     assertContains("VERSION AS OF 0", e.getMessage());
-    assertEquals("SAVEPOINT_CORRUPT_FILE", assertThrows(AnalysisException.class,
-        () -> ckpt.batchTimestampMs(1)).getCondition());
+    assertEquals(
+        "SAVEPOINT_CORRUPT_FILE",
+        assertThrows(AnalysisException.class, () -> ckpt.batchTimestampMs(1)).getCondition());
   }
 
   @Test
@@ -84,7 +88,8 @@ public class CheckpointTest {
     AnalysisException e = assertThrows(AnalysisException.class, () -> open(root));
     assertEquals("SAVEPOINT_NOT_A_CHECKPOINT", e.getCondition());
     assertContains("data.csv", e.getMessage());
-    assertEquals("SAVEPOINT_NO_SUCH_CHECKPOINT", assertThrows(AnalysisException.class,
-        () -> open(root.resolve("nowhere"))).getCondition());
+    assertEquals(
+        "SAVEPOINT_NO_SUCH_CHECKPOINT",
+        assertThrows(AnalysisException.class, () -> open(root.resolve("nowhere"))).getCondition());
   }
 }

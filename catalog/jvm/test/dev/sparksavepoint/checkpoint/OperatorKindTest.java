@@ -20,8 +20,13 @@ public class OperatorKindTest {
     assertEquals(OperatorKind.GROUPSTATE, OperatorKind.of("applyInPandasWithState"));
     assertEquals(OperatorKind.SESSION, OperatorKind.of("sessionWindowStateStoreSaveExec"));
     assertEquals(OperatorKind.LIMIT, OperatorKind.of("globalLimit"));
-    for (String tws : new String[] {"transformWithStateExec", "transformWithStateInPandasExec",
-        "transformWithStateInPySparkExec", "someFutureTransformWithStateExec"}) {
+    for (String tws :
+        new String[] {
+          "transformWithStateExec",
+          "transformWithStateInPandasExec",
+          "transformWithStateInPySparkExec",
+          "someFutureTransformWithStateExec"
+        }) {
       assertEquals(OperatorKind.TWS, OperatorKind.of(tws), tws);
     }
     assertEquals(OperatorKind.OTHER, OperatorKind.of("somethingNew"));
@@ -42,17 +47,26 @@ public class OperatorKindTest {
       if (kind.rehashable()) rehashable.add(kind);
       if (kind.placedByInput()) placedByInput.add(kind);
     }
-    assertEquals(EnumSet.of(OperatorKind.AGG, OperatorKind.DEDUP, OperatorKind.GROUPSTATE),
-        storeWritable);
+    assertEquals(
+        EnumSet.of(OperatorKind.AGG, OperatorKind.DEDUP, OperatorKind.GROUPSTATE), storeWritable);
     assertEquals(Writes.JOIN_SIDES, OperatorKind.JOIN.writes());
     assertEquals(Writes.VARIABLES, OperatorKind.TWS.writes());
     assertEquals(storeWritable, lookups, "point lookups: one entry per key");
-    assertEquals(EnumSet.of(OperatorKind.AGG, OperatorKind.DEDUP, OperatorKind.JOIN,
-        OperatorKind.GROUPSTATE, OperatorKind.TWS), rehashable);
-    assertEquals(EnumSet.of(OperatorKind.AGG, OperatorKind.DEDUP, OperatorKind.GROUPSTATE,
-        OperatorKind.SESSION), placedByInput);
+    assertEquals(
+        EnumSet.of(
+            OperatorKind.AGG,
+            OperatorKind.DEDUP,
+            OperatorKind.JOIN,
+            OperatorKind.GROUPSTATE,
+            OperatorKind.TWS),
+        rehashable);
+    assertEquals(
+        EnumSet.of(
+            OperatorKind.AGG, OperatorKind.DEDUP, OperatorKind.GROUPSTATE, OperatorKind.SESSION),
+        placedByInput);
     assertTrue(OperatorKind.TWS.needsColumnFamilies(), "only RocksDB has column families");
-    assertFalse(OperatorKind.SESSION.hasValueNames() || OperatorKind.DEDUP.hasValueNames(),
+    assertFalse(
+        OperatorKind.SESSION.hasValueNames() || OperatorKind.DEDUP.hasValueNames(),
         "value names are an aggregation's");
   }
 }

@@ -12,21 +12,23 @@ import java.util.Map;
 
 public class OperatorPropertiesTest {
   /** As transformWithStateInPandasExec records it (Spark 4.3). */
-  static final String TWS = "{\"timeMode\":\"EventTime\",\"outputMode\":\"Update\","
-      + "\"stateVariables\":["
-      + "{\"stateName\":\"count\",\"stateVariableType\":\"ValueState\",\"ttlEnabled\":false},"
-      + "{\"stateName\":\"history\",\"stateVariableType\":\"ListState\",\"ttlEnabled\":true},"
-      + "{\"stateName\":\"items\",\"stateVariableType\":\"MapState\"},"
-      + "{\"stateName\":\"$eventTimers_keyToTimestamp\",\"stateVariableType\":\"TimerState\","
-      + "\"ttlEnabled\":false}]}";
+  static final String TWS =
+      "{\"timeMode\":\"EventTime\",\"outputMode\":\"Update\","
+          + "\"stateVariables\":["
+          + "{\"stateName\":\"count\",\"stateVariableType\":\"ValueState\",\"ttlEnabled\":false},"
+          + "{\"stateName\":\"history\",\"stateVariableType\":\"ListState\",\"ttlEnabled\":true},"
+          + "{\"stateName\":\"items\",\"stateVariableType\":\"MapState\"},"
+          + "{\"stateName\":\"$eventTimers_keyToTimestamp\",\"stateVariableType\":\"TimerState\","
+          + "\"ttlEnabled\":false}]}";
 
   @Test
   public void listsTheUsersVariablesInOrder() throws IOException {
     OperatorProperties props = OperatorProperties.parse(TWS);
-    assertEquals(Map.of("count", "ValueState", "history", "ListState", "items", "MapState"),
+    assertEquals(
+        Map.of("count", "ValueState", "history", "ListState", "items", "MapState"),
         props.userVariables());
-    assertEquals(List.of("count", "history", "items"), List.copyOf(
-        props.userVariables().keySet()), "order");
+    assertEquals(
+        List.of("count", "history", "items"), List.copyOf(props.userVariables().keySet()), "order");
     assertEquals(4, props.variables().size(), "with Spark's own");
     assertTrue(props.hasTimers(), "event time");
   }
@@ -37,8 +39,13 @@ public class OperatorPropertiesTest {
     assertEquals(false, props.variables().get("count").ttlEnabled());
     assertEquals(true, props.variables().get("history").ttlEnabled());
     assertEquals(null, props.variables().get("items").ttlEnabled(), "missing: unknown");
-    assertEquals(null, OperatorProperties.parse(TWS.replace("\"ttlEnabled\":false}", 
-        "\"ttlEnabled\":\"no\"}")).variables().get("count").ttlEnabled(), "not a boolean");
+    assertEquals(
+        null,
+        OperatorProperties.parse(TWS.replace("\"ttlEnabled\":false}", "\"ttlEnabled\":\"no\"}"))
+            .variables()
+            .get("count")
+            .ttlEnabled(),
+        "not a boolean");
   }
 
   @Test
@@ -54,7 +61,8 @@ public class OperatorPropertiesTest {
     assertThrows(IOException.class, () -> OperatorProperties.parse("[]"));
     assertThrows(IOException.class, () -> OperatorProperties.parse(""));
     assertThrows(IOException.class, () -> OperatorProperties.parse("{\"stateVariables\":1}"));
-    assertThrows(IOException.class, () -> OperatorProperties.parse(
-        "{\"stateVariables\":[{\"stateName\":\"count\"}]}"));
+    assertThrows(
+        IOException.class,
+        () -> OperatorProperties.parse("{\"stateVariables\":[{\"stateName\":\"count\"}]}"));
   }
 }

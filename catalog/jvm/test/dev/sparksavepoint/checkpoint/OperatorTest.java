@@ -30,25 +30,33 @@ public class OperatorTest {
   public void answersToItsUidOrItsOperatorId() {
     Operator agg = op(0, "stateStoreSave", "default");
     assertTrue(agg.answersTo("agg_0") && agg.answersTo("AGG_0") && agg.answersTo("0"), "names");
-    assertFalse(agg.answersTo("agg_1") || agg.answersTo("dedup_0") || agg.answersTo("00"),
-        "other names");
+    assertFalse(
+        agg.answersTo("agg_1") || agg.answersTo("dedup_0") || agg.answersTo("00"), "other names");
   }
 
   @Test
   public void joinsListSidesThenRawStores() {
     Operator join = op(2, "symmetricHashJoin", "left-keyToNumValues", "left-keyWithIndexToValue");
-    assertEquals(List.of("left", "right", "left_keyToNumValues", "left_keyWithIndexToValue"),
+    assertEquals(
+        List.of("left", "right", "left_keyToNumValues", "left_keyWithIndexToValue"),
         join.tableNames());
     assertEquals(StateRef.joinSide(2, "right"), join.tables().get("right"));
     assertEquals("join_side", join.stateKind("left", join.tables().get("left")));
-    assertEquals("join_store", join.stateKind("left_keyToNumValues",
-        join.tables().get("left_keyToNumValues")));
+    assertEquals(
+        "join_store",
+        join.stateKind("left_keyToNumValues", join.tables().get("left_keyToNumValues")));
   }
 
   @Test
   public void transformWithStateListsVariablesAndTimers() throws IOException {
-    Operator tws = new Operator(0, "transformWithStateInPandasExec", 2, 4, List.of("default"),
-        OperatorProperties.parse(OperatorPropertiesTest.TWS));
+    Operator tws =
+        new Operator(
+            0,
+            "transformWithStateInPandasExec",
+            2,
+            4,
+            List.of("default"),
+            OperatorProperties.parse(OperatorPropertiesTest.TWS));
     assertEquals(List.of("count", "history", "items", "timers"), tws.tableNames());
     assertEquals(StateRef.stateVar(0, "items"), tws.tables().get("items"));
     assertEquals(StateRef.timers(0), tws.tables().get("timers"));
@@ -60,10 +68,12 @@ public class OperatorTest {
 
   @Test
   public void stateRefsAreStateSourceOptions() {
-    assertEquals(Map.of("path", "/c", "batchId", "3", "operatorId", "1", "storeName", "default"),
+    assertEquals(
+        Map.of("path", "/c", "batchId", "3", "operatorId", "1", "storeName", "default"),
         StateRef.store(1, "default").options("/c", 3));
     assertEquals("true", StateRef.timers(0).options("/c", 0).get("readRegisteredTimers"));
-    assertEquals("aggregation", op(0, "stateStoreSave", "default")
-        .stateKind("default", StateRef.store(0, "default")));
+    assertEquals(
+        "aggregation",
+        op(0, "stateStoreSave", "default").stateKind("default", StateRef.store(0, "default")));
   }
 }

@@ -11,8 +11,9 @@ import java.util.List;
 
 public class SourcePositionsTest {
   private static List<Position> parse(String... sources) throws IOException {
-    String entry = "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1,\"conf\":{}}\n"
-        + String.join("\n", sources);
+    String entry =
+        "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":1,\"conf\":{}}\n"
+            + String.join("\n", sources);
     return SourcePositions.parse(entry.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -28,10 +29,17 @@ public class SourcePositionsTest {
 
   @Test
   public void everySourceLineIsOneSourceInOrder() throws IOException {
-    List<Position> rows = parse("{\"logOffset\":3}", "5", "{\"offset\":60,\"timestamp\":6000}",
-        "-", "{\"custom\":[1,2]}");
-    assertEquals(List.of("file", "long", "rate-micro-batch", "none", "other"),
-        rows.stream().map(Position::kind).toList(), "kinds");
+    List<Position> rows =
+        parse(
+            "{\"logOffset\":3}",
+            "5",
+            "{\"offset\":60,\"timestamp\":6000}",
+            "-",
+            "{\"custom\":[1,2]}");
+    assertEquals(
+        List.of("file", "long", "rate-micro-batch", "none", "other"),
+        rows.stream().map(Position::kind).toList(),
+        "kinds");
     assertEquals(List.of(0, 1, 2, 3, 4), rows.stream().map(Position::sourceId).toList(), "ids");
     assertEquals(3L, rows.get(0).offset(), "file source log index");
     assertEquals(5L, rows.get(1).offset(), "long offset");
@@ -42,7 +50,8 @@ public class SourcePositionsTest {
 
   @Test
   public void anEntryWithoutItsHeaderIsRefused() {
-    assertThrows(IOException.class, () -> SourcePositions.parse(
-        "{\"logOffset\":3}".getBytes(StandardCharsets.UTF_8)));
+    assertThrows(
+        IOException.class,
+        () -> SourcePositions.parse("{\"logOffset\":3}".getBytes(StandardCharsets.UTF_8)));
   }
 }

@@ -23,10 +23,10 @@ public class StoreFilesTest {
     assertEquals(-1L, StoreFiles.versionOf("metadata"));
     assertFalse(StoreFiles.isData("0_a38f9ca5-9ebe"), "a schema file");
     assertTrue(StoreFiles.isData("2.zip"), "a RocksDB snapshot");
-    assertTrue(StoreFiles.isSnapshot("2_abc.zip") && StoreFiles.isSnapshot("7.snapshot"),
-        "full copies");
-    assertFalse(StoreFiles.isSnapshot("2.delta") || StoreFiles.isSnapshot("2.changelog"),
-        "change files");
+    assertTrue(
+        StoreFiles.isSnapshot("2_abc.zip") && StoreFiles.isSnapshot("7.snapshot"), "full copies");
+    assertFalse(
+        StoreFiles.isSnapshot("2.delta") || StoreFiles.isSnapshot("2.changelog"), "change files");
   }
 
   @Test
@@ -34,9 +34,11 @@ public class StoreFilesTest {
     assertEquals("7.snapshot", StoreFiles.asSnapshot("1.delta", 7));
     assertEquals(".7.snapshot.crc", StoreFiles.asSnapshot(".1.delta.crc", 7), "Hadoop's checksum");
     assertEquals("7.snapshot.crc", StoreFiles.asSnapshot("1.delta.crc", 7), "Spark's checksum");
-    assertTrue(StoreFiles.isDeltaOf("1.delta", 1) && StoreFiles.isDeltaOf(".1.delta.crc", 1),
+    assertTrue(
+        StoreFiles.isDeltaOf("1.delta", 1) && StoreFiles.isDeltaOf(".1.delta.crc", 1),
         "a delta and its checksum");
-    assertFalse(StoreFiles.isDeltaOf("11.delta", 1) || StoreFiles.isDeltaOf("1.snapshot", 1),
+    assertFalse(
+        StoreFiles.isDeltaOf("11.delta", 1) || StoreFiles.isDeltaOf("1.snapshot", 1),
         "another version, another kind");
   }
 }

@@ -20,8 +20,8 @@ import org.apache.spark.sql.AnalysisException;
 
 /** {@code _savepoint/value-names.json}: written whole, rewritten only when the names change. */
 public class ValueNamesTest {
-  private static final Map<Long, ValueNames.Columns> NAMES = Map.of(0L,
-      new ValueNames.Columns(List.of("count", "sum"), Arrays.asList("cnt", null)));
+  private static final Map<Long, ValueNames.Columns> NAMES =
+      Map.of(0L, new ValueNames.Columns(List.of("count", "sum"), Arrays.asList("cnt", null)));
 
   private static Path checkpoint() throws IOException {
     Path root = TempFolders.create("value-names-test");
@@ -34,10 +34,9 @@ public class ValueNamesTest {
     return ValueNames.read(Checkpoint.open(root.toString(), new Configuration()));
   }
 
-  private static boolean record(Path root, Map<Long, ValueNames.Columns> names)
-      throws IOException {
-    return ValueNames.record(new org.apache.hadoop.fs.Path(root.toUri()), names,
-        new Configuration());
+  private static boolean record(Path root, Map<Long, ValueNames.Columns> names) throws IOException {
+    return ValueNames.record(
+        new org.apache.hadoop.fs.Path(root.toUri()), names, new Configuration());
   }
 
   @Test
@@ -55,7 +54,8 @@ public class ValueNamesTest {
     assertTrue(record(root, renamed), "other names replace the file");
     assertEquals(renamed, read(root));
     try (Stream<Path> files = Files.list(file.getParent())) {
-      assertEquals(List.of(".value-names.json.crc", "value-names.json"),
+      assertEquals(
+          List.of(".value-names.json.crc", "value-names.json"),
           files.map(p -> p.getFileName().toString()).sorted().toList());
     }
   }

@@ -8,8 +8,12 @@ import java.util.Map;
 
 public class WriterVersionTest {
   private static final String S = "spark.sql.streaming.";
-  private static final Map<String, String> V23 = Map.of("spark.sql.shuffle.partitions", "5",
-      S + "stateStore.providerClass", "HDFSBackedStateStoreProvider");
+  private static final Map<String, String> V23 =
+      Map.of(
+          "spark.sql.shuffle.partitions",
+          "5",
+          S + "stateStore.providerClass",
+          "HDFSBackedStateStoreProvider");
   private static final Map<String, String> V24 = with(V23, S + "multipleWatermarkPolicy");
   private static final Map<String, String> V30 = with(V24, S + "join.stateFormatVersion");
   private static final Map<String, String> V31 = with(V30, S + "stateStore.compression.codec");

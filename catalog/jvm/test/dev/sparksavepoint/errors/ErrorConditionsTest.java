@@ -30,9 +30,12 @@ public class ErrorConditionsTest {
         arguments[i] = sample(factory.getParameterTypes()[i], factory.getName());
       }
       SparkThrowable error = raise(factory, arguments);
-      assertTrue(ErrorConditions.names().contains(error.getCondition()),
+      assertTrue(
+          ErrorConditions.names().contains(error.getCondition()),
           factory.getName() + " raises " + error.getCondition() + ", which is registered");
-      assertEquals(ErrorConditions.sqlState(error.getCondition(), ""), error.getSqlState(),
+      assertEquals(
+          ErrorConditions.sqlState(error.getCondition(), ""),
+          error.getSqlState(),
           factory.getName() + "'s SQLSTATE");
       raised.add(error.getCondition());
     }
@@ -49,18 +52,22 @@ public class ErrorConditionsTest {
 
   @Test
   public void aClassTheRegistryLacksFailsLoudly() {
-    IllegalStateException unknown = assertThrows(IllegalStateException.class,
-        () -> Errors.exception("SAVEPOINT_NOT_REGISTERED", "Some refusal."));
-    assertContains("error class SAVEPOINT_NOT_REGISTERED is not in the error registry",
-        unknown.getMessage());
+    IllegalStateException unknown =
+        assertThrows(
+            IllegalStateException.class,
+            () -> Errors.exception("SAVEPOINT_NOT_REGISTERED", "Some refusal."));
+    assertContains(
+        "error class SAVEPOINT_NOT_REGISTERED is not in the error registry", unknown.getMessage());
     assertContains("[SAVEPOINT_NOT_REGISTERED] Some refusal.", unknown.getMessage());
-    assertThrows(IllegalStateException.class,
+    assertThrows(
+        IllegalStateException.class,
         () -> Errors.rejected("SAVEPOINT_NOT_REGISTERED", "In a task."));
   }
 
   private static boolean isFactory(Method method) {
     int modifiers = method.getModifiers();
-    return Modifier.isPublic(modifiers) && Modifier.isStatic(modifiers)
+    return Modifier.isPublic(modifiers)
+        && Modifier.isStatic(modifiers)
         && RuntimeException.class.isAssignableFrom(method.getReturnType())
         && !PASS_THROUGH.contains(method.getName());
   }
@@ -86,7 +93,8 @@ public class ErrorConditionsTest {
       return assertThrows(AnalysisException.class, refusal::raise);
     }
     if (outcome instanceof SparkThrowable error) return error;
-    throw new AssertionError(factory.getName() + " raised no error of ours: " + outcome,
+    throw new AssertionError(
+        factory.getName() + " raised no error of ours: " + outcome,
         outcome instanceof Throwable t ? t : null);
   }
 }

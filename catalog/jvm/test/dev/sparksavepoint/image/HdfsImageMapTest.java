@@ -37,8 +37,8 @@ public class HdfsImageMapTest {
   }
 
   private static StateStoreProvider open(String location) {
-    return StoreProviders.open(location, UUID.randomUUID(), StateStoreConf.empty(),
-        new Configuration(), SPEC, 0);
+    return StoreProviders.open(
+        location, UUID.randomUUID(), StateStoreConf.empty(), new Configuration(), SPEC, 0);
   }
 
   @Test
@@ -48,8 +48,10 @@ public class HdfsImageMapTest {
     try {
       StateStore store = writer.getStore(0, Option.empty(), false, false);
       assertTrue(HdfsImageMap.install(store), "Spark's HDFS-backed store takes the map");
-      for (long n = 1; n <= 3; n++) store.put(row(n), row(n * 10), StateStore.DEFAULT_COL_FAMILY_NAME());
-      assertTrue(store.get(row(2), StateStore.DEFAULT_COL_FAMILY_NAME()) == null,
+      for (long n = 1; n <= 3; n++)
+        store.put(row(n), row(n * 10), StateStore.DEFAULT_COL_FAMILY_NAME());
+      assertTrue(
+          store.get(row(2), StateStore.DEFAULT_COL_FAMILY_NAME()) == null,
           "no entry stays on the heap");
       assertEquals(3L, store.metrics().numKeys(), "the count is kept");
       store.commit();
@@ -60,7 +62,8 @@ public class HdfsImageMapTest {
     File folder = new File(new java.net.URI(location + "/0/0"));
     for (String name : folder.list()) {
       if (StoreFiles.isDeltaOf(name, 1)) {
-        assertTrue(new File(folder, name).renameTo(new File(folder, StoreFiles.asSnapshot(name, 7))),
+        assertTrue(
+            new File(folder, name).renameTo(new File(folder, StoreFiles.asSnapshot(name, 7))),
             "renamed " + name);
       }
     }

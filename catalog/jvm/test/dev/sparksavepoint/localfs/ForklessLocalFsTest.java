@@ -40,8 +40,8 @@ public class ForklessLocalFsTest {
     FileSystem fs = new Path(dir.toUri()).getFileSystem(conf());
     assertTrue(fs instanceof ForklessLocalFileSystem, "fs.file.impl is taken");
     Path file = new Path(dir.toUri().toString(), "a/b/f");
-    try (FSDataOutputStream out = fs.create(file, new FsPermission((short) 0640), false, 4096,
-        (short) 1, 1 << 20, null)) {
+    try (FSDataOutputStream out =
+        fs.create(file, new FsPermission((short) 0640), false, 4096, (short) 1, 1 << 20, null)) {
       out.write(1);
     }
     assertEquals("rw-r-----", perms(dir.resolve("a/b/f")));
@@ -108,7 +108,8 @@ public class ForklessLocalFsTest {
   @Test
   public void aStickyBitGoesThroughHadoop() {
     assertEquals(null, ForklessRawLocalFileSystem.posix(new FsPermission((short) 01777)));
-    assertEquals(PosixFilePermissions.fromString("rwxr-xr-x"),
+    assertEquals(
+        PosixFilePermissions.fromString("rwxr-xr-x"),
         ForklessRawLocalFileSystem.posix(new FsPermission((short) 0755)));
   }
 

@@ -25,11 +25,18 @@ public final class Assert {
 
   public static void assertEquals(Object expected, Object actual, String what) {
     count++;
-    boolean same = expected instanceof Object[] e && actual instanceof Object[] a
-        ? Arrays.deepEquals(e, a) : Objects.equals(expected, actual);
+    boolean same =
+        expected instanceof Object[] e && actual instanceof Object[] a
+            ? Arrays.deepEquals(e, a)
+            : Objects.equals(expected, actual);
     if (!same) {
-      throw new AssertionError((what.isEmpty() ? "" : what + ": ") + "expected <"
-          + render(expected) + "> but was <" + render(actual) + ">");
+      throw new AssertionError(
+          (what.isEmpty() ? "" : what + ": ")
+              + "expected <"
+              + render(expected)
+              + "> but was <"
+              + render(actual)
+              + ">");
     }
   }
 

@@ -11,13 +11,16 @@ public final class TempFolders {
 
   public static Path create(String prefix) throws IOException {
     Path folder = Files.createTempDirectory(prefix);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      try {
-        FileUtils.deleteDirectory(folder.toFile());
-      } catch (IOException e) {
-        // a temporary folder left behind
-      }
-    }));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    FileUtils.deleteDirectory(folder.toFile());
+                  } catch (IOException e) {
+                    // a temporary folder left behind
+                  }
+                }));
     return folder;
   }
 }

@@ -34,8 +34,8 @@ public final class UnitTests {
         }
       }
     }
-    System.out.println(tests + " tests, " + Assert.count() + " assertions, " + failures.size()
-        + " failed");
+    System.out.println(
+        tests + " tests, " + Assert.count() + " assertions, " + failures.size() + " failed");
     System.exit(failures.isEmpty() && tests > 0 ? 0 : 1);
   }
 
@@ -45,8 +45,10 @@ public final class UnitTests {
       for (Path file : files.sorted().toList()) {
         String relative = root.relativize(file).toString();
         if (!relative.endsWith("Test.class")) continue;
-        String name = relative.substring(0, relative.length() - ".class".length())
-            .replace(file.getFileSystem().getSeparator(), ".");
+        String name =
+            relative
+                .substring(0, relative.length() - ".class".length())
+                .replace(file.getFileSystem().getSeparator(), ".");
         classes.add(Class.forName(name));
       }
     }

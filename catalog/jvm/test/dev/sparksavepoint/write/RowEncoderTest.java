@@ -18,13 +18,16 @@ public class RowEncoderTest {
   private static final StructType KEY = StructType.fromDDL("user STRING");
   private static final StructType VALUE =
       StructType.fromDDL("groupState STRUCT<count: BIGINT, seen: BOOLEAN>, __dummy__ VOID");
+
   /** The flat row a statement gives: user, count, seen. */
-  private static final GenericInternalRow FLAT = new GenericInternalRow(
-      new Object[] {UTF8String.fromString("alice"), 3L, true});
+  private static final GenericInternalRow FLAT =
+      new GenericInternalRow(new Object[] {UTF8String.fromString("alice"), 3L, true});
+
   private static final DataType[] FLAT_TYPES = {
-      org.apache.spark.sql.types.DataTypes.StringType,
-      org.apache.spark.sql.types.DataTypes.LongType,
-      org.apache.spark.sql.types.DataTypes.BooleanType};
+    org.apache.spark.sql.types.DataTypes.StringType,
+    org.apache.spark.sql.types.DataTypes.LongType,
+    org.apache.spark.sql.types.DataTypes.BooleanType
+  };
 
   private static RowEncoder.Entries entries() {
     return new RowEncoder.StoreLayout(KEY, VALUE)
@@ -42,16 +45,18 @@ public class RowEncoderTest {
   @Test
   public void keysAreTheBytesOfSparksOwnProjection() {
     UnsafeRow key = RowEncoder.project(entries().entryKey()).apply(FLAT);
-    UnsafeRow expected = UnsafeProjection.create(KEY).apply(
-        new GenericInternalRow(new Object[] {UTF8String.fromString("alice")}));
+    UnsafeRow expected =
+        UnsafeProjection.create(KEY)
+            .apply(new GenericInternalRow(new Object[] {UTF8String.fromString("alice")}));
     assertEquals(expected, key, "key bytes");
   }
 
   @Test
   public void valuesRebuildGroupStateAndVoidFields() {
     UnsafeRow value = RowEncoder.project(entries().value()).apply(FLAT);
-    GenericInternalRow nested = new GenericInternalRow(new Object[] {
-        new GenericInternalRow(new Object[] {3L, true}), null});
+    GenericInternalRow nested =
+        new GenericInternalRow(
+            new Object[] {new GenericInternalRow(new Object[] {3L, true}), null});
     assertEquals(UnsafeProjection.create(VALUE).apply(nested), value, "value bytes");
     assertEquals(3L, value.getStruct(0, 2).getLong(0));
   }
