@@ -23,8 +23,8 @@ import java.util.Map;
  *       it started for the purpose;
  *   <li>{@value #SNAPSHOTS} is {@code <local folder>=<snapshot folder>}: at every point the
  *       folder (a local checkpoint) is copied, byte for byte, into
- *       {@code <snapshot folder>/<nn>-<point>[-<k>]}, and the write goes on. Each copy holds exactly
- *       the files a kill at that point would leave (tests/system/test_crash_points.py).
+ *       {@code <snapshot folder>/<nn>-<point>[-<k>]}, and the write goes on. Each copy holds
+ *       exactly the files a kill at that point would leave (tests/system/test_crash_points.py).
  * </ul>
  */
 public final class CrashPoint {

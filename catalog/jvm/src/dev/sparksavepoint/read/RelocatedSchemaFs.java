@@ -51,7 +51,10 @@ public final class RelocatedSchemaFs extends FilterFs {
     return "fs.AbstractFileSystem." + scheme + ".impl";
   }
 
-  /** Where {@code file} is read from: under {@code Settings.RELOCATED_SCHEMA_TO} when recorded under {@code Settings.RELOCATED_SCHEMA_FROM}. */
+  /**
+   * Where {@code file} is read from: under {@code Settings.RELOCATED_SCHEMA_TO} when recorded
+   * under {@code Settings.RELOCATED_SCHEMA_FROM}.
+   */
   private Path relocated(Path file) {
     String path = Path.getPathWithoutSchemeAndAuthority(file).toString();
     if (from == null || !path.startsWith(from + "/state/")) return null;
