@@ -7,6 +7,7 @@ import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.store.CarryOver;
 import dev.sparksavepoint.store.StoreBatch;
+import java.io.IOException;
 import java.util.List;
 import org.apache.spark.sql.classic.SparkSession;
 
@@ -40,6 +41,30 @@ final class LogEdits {
               + readBatch);
     }
     return last;
+  }
+
+  /** A change of an offsets entry's bytes. */
+  interface EntryChange {
+    byte[] apply(byte[] entry) throws IOException;
+  }
+
+  /**
+   * The offsets entry of the next batch: {@code offsets/last} changed by {@code change}.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when the entry does
+   *     not parse
+   */
+  static byte[] nextEntry(Checkpoint ckpt, long last, EntryChange change) {
+    try {
+      return change.apply(ckpt.offsetLog().bytes(last));
+    } catch (IOException e) {
+      throw Errors.corruptFile(
+          ckpt.location(),
+          CheckpointLog.OFFSETS + "/" + last,
+          "batch " + last,
+          e,
+          "Restore the file from a copy of the checkpoint.");
+    }
   }
 
   /** Commits every store partition's state again as the state of {@code batch}. */

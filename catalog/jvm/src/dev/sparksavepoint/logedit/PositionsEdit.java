@@ -82,17 +82,8 @@ public final class PositionsEdit {
     if (changed.isEmpty()) {
       return EditReport.record(new EditReport(ckpt.location(), TABLE, -1, 0, 0));
     }
-    byte[] entry;
-    try {
-      entry = SourcePositions.withOffsets(ckpt.offsetLog().bytes(last), changed);
-    } catch (IOException e) {
-      throw Errors.corruptFile(
-          ckpt.location(),
-          CheckpointLog.OFFSETS + "/" + last,
-          "batch " + last,
-          e,
-          "Restore the file from a copy of the checkpoint.");
-    }
+    byte[] entry =
+        LogEdits.nextEntry(ckpt, last, bytes -> SourcePositions.withOffsets(bytes, changed));
     boolean bridge = rewindsFileSource(current, changed);
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx = CheckpointCommit.begin(plan, what(batch), entry);

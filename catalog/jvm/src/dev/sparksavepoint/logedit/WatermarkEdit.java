@@ -59,19 +59,13 @@ public final class WatermarkEdit {
       return EditReport.record(new EditReport(ckpt.location(), TABLE, -1, 0, 0));
     }
     long batch = CheckpointLog.nextBatch(last);
-    byte[] entry;
-    try {
-      entry =
-          CheckpointLog.withMetadataField(
-              ckpt.offsetLog().bytes(last), "batchWatermarkMs", LongNode.valueOf(watermark));
-    } catch (IOException e) {
-      throw Errors.corruptFile(
-          ckpt.location(),
-          CheckpointLog.OFFSETS + "/" + last,
-          "batch " + last,
-          e,
-          "Restore the file from a copy of the checkpoint.");
-    }
+    byte[] entry =
+        LogEdits.nextEntry(
+            ckpt,
+            last,
+            bytes ->
+                CheckpointLog.withMetadataField(
+                    bytes, "batchWatermarkMs", LongNode.valueOf(watermark)));
     StoreBatch plan = StoreBatch.carryOver(spark, ckpt, last);
     CheckpointCommit tx =
         CheckpointCommit.begin(plan, "set the watermark of batch " + batch, entry);

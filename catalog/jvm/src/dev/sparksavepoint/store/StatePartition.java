@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.ReadStateStore;
@@ -69,30 +70,27 @@ public final class StatePartition implements AutoCloseable {
    */
   public static StatePartition openReadOnly(
       StoreBatch batch, StoreSpec spec, int partition, String family, String stagingFolder) {
-    StateStoreProvider provider =
-        StoreProviders.open(
-            batch.stateLocation(),
-            batch.runId(),
-            batch.storeConf(),
-            batch.hadoopConf(),
-            spec,
-            partition);
-    try {
-      ReadStateStore reads =
-          provider.getReadStore(
-              CheckpointLog.stateVersion(batch.batchId()),
-              Option.apply(batch.uniqueId(spec, partition)));
-      if (spec.families() != null) spec.families().register((StateStore) reads);
-      DryRun counts = new DryRun(spec, family, reads);
-      PartitionSink sink =
-          stagingFolder == null
-              ? counts
-              : StagedEdits.recorder(stagingFolder, spec, partition, batch.hadoopConf(), counts);
-      return new StatePartition(spec, partition, provider, reads, null, sink);
-    } catch (RuntimeException e) {
-      provider.close();
-      throw e;
-    }
+    return opened(
+        batch.stateLocation(),
+        batch.runId(),
+        batch.storeConf(),
+        batch.hadoopConf(),
+        spec,
+        partition,
+        provider -> {
+          ReadStateStore reads =
+              provider.getReadStore(
+                  CheckpointLog.stateVersion(batch.batchId()),
+                  Option.apply(batch.uniqueId(spec, partition)));
+          if (spec.families() != null) spec.families().register((StateStore) reads);
+          DryRun counts = new DryRun(spec, family, reads);
+          PartitionSink sink =
+              stagingFolder == null
+                  ? counts
+                  : StagedEdits.recorder(
+                      stagingFolder, spec, partition, batch.hadoopConf(), counts);
+          return new StatePartition(spec, partition, provider, reads, null, sink);
+        });
   }
 
   /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
@@ -124,16 +122,19 @@ public final class StatePartition implements AutoCloseable {
       long version,
       String uniqueId,
       boolean loadEmpty) {
-    StateStoreProvider provider =
-        StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec, partition);
-    try {
-      StateStore store = provider.getStore(version, Option.apply(uniqueId), false, loadEmpty);
-      if (spec.families() != null) spec.families().register(store);
-      return new StatePartition(spec, partition, provider, store, store, PartitionSink.into(store));
-    } catch (RuntimeException e) {
-      provider.close();
-      throw e;
-    }
+    return opened(
+        stateLocation,
+        runId,
+        conf,
+        hadoopConf,
+        spec,
+        partition,
+        provider -> {
+          StateStore store = provider.getStore(version, Option.apply(uniqueId), false, loadEmpty);
+          if (spec.families() != null) spec.families().register(store);
+          return new StatePartition(
+              spec, partition, provider, store, store, PartitionSink.into(store));
+        });
   }
 
   /**
@@ -148,11 +149,39 @@ public final class StatePartition implements AutoCloseable {
       StoreSpec spec,
       int partition,
       long version) {
+    return opened(
+        stateLocation,
+        runId,
+        conf,
+        hadoopConf,
+        spec,
+        partition,
+        provider ->
+            new StatePartition(
+                spec,
+                partition,
+                provider,
+                provider.getReadStore(version, Option.empty()),
+                null,
+                null));
+  }
+
+  /**
+   * {@code open} applied to a new provider of {@code spec}'s partition {@code partition}; the
+   * provider is closed again when {@code open} fails.
+   */
+  private static StatePartition opened(
+      String stateLocation,
+      UUID runId,
+      StateStoreConf conf,
+      Configuration hadoopConf,
+      StoreSpec spec,
+      int partition,
+      Function<StateStoreProvider, StatePartition> open) {
     StateStoreProvider provider =
         StoreProviders.open(stateLocation, runId, conf, hadoopConf, spec, partition);
     try {
-      ReadStateStore reads = provider.getReadStore(version, Option.empty());
-      return new StatePartition(spec, partition, provider, reads, null, null);
+      return open.apply(provider);
     } catch (RuntimeException e) {
       provider.close();
       throw e;
