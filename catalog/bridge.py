@@ -127,18 +127,8 @@ def _entry(spark: SparkSession) -> Any:
 
 def jvm_class_names(spark: SparkSession) -> dict[str, str]:
     """The configured class names as the JVM spells them (to check the constants above)."""
-    entry = _entry(spark)
-    return {
-        "CATALOG_CLASS": str(entry.catalogClass()),
-        "EXTENSIONS_CLASS": str(entry.extensionsClass()),
-        "QUERY_LISTENER_CLASS": str(entry.queryListenerClass()),
-        "VALUE_NAMES_LISTENER_CLASS": str(entry.valueNamesListenerClass()),
-        "READ_ONLY_GUARD_CLASS": str(entry.readOnlyGuardClass()),
-        "LOCAL_FILE_SYSTEM_CLASS": str(entry.localFileSystemClass()),
-        "LOCAL_FS_CLASS": str(entry.localFsClass()),
-        "PASSWORD_AUTHENTICATOR_CLASS": str(entry.passwordAuthenticatorClass()),
-        "PASSWORD_FILE_PROPERTY": str(entry.passwordFileProperty()),
-    }
+    names = _entry(spark).classNames()
+    return {str(key): str(names[key]) for key in names}
 
 
 def load_jar(spark: SparkSession) -> str | None:
@@ -185,19 +175,6 @@ def _add_jar(spark: SparkSession) -> None:
     spark.sparkContext._jsc.sc().addJar(jar)  # type: ignore[union-attr]
 
 
-def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:
-    """Raise the catalog's own error when ``path`` is not a readable checkpoint; with ``like``,
-    a missing ``path`` is first created as an empty savepoint shaped like that checkpoint."""
-    with savepoint_errors():
-        _entry(spark).openCheckpoint(_jsession(spark), str(path), like)
-
-
-def create_empty_savepoint(spark: SparkSession, target: str, like: str) -> str:
-    """Create the empty savepoint ``target`` shaped like checkpoint ``like``; one-line summary."""
-    with savepoint_errors():
-        return str(_entry(spark).createEmptySavepoint(_jsession(spark), str(target), str(like)))
-
-
 def upgrade_check(
     spark: SparkSession, checkpoint: str, query: Any, output_mode: str, maps: list[str]
 ) -> str:
@@ -232,26 +209,6 @@ def upgrade_apply(
                 list(maps), bool(allow_drop),
             )
         )  # fmt: skip
-
-
-def last_edit(spark: SparkSession) -> dict[str, Any] | None:
-    """This driver's last edit as plain values (``batch_id`` None when it committed nothing)."""
-    return _edit_values(_entry(spark).lastEdit())
-
-
-def _edit_values(report: Any) -> dict[str, Any] | None:
-    if report is None:
-        return None
-    batch = int(report.batchId())
-    return {
-        "checkpoint": str(report.checkpoint()),
-        "table": str(report.table()),
-        "batch_id": batch if batch >= 0 else None,
-        "written": int(report.written()),
-        "removed": None if int(report.removed()) < 0 else int(report.removed()),
-        "summary": str(report.describe()),
-        "warning": None if report.warning() is None else str(report.warning()),
-    }
 
 
 def exempt_from_read_only(spark: SparkSession) -> None:
@@ -373,51 +330,3 @@ def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -
         jspark, batch, batch + 1, checkpoint, jspark.sessionState().newHadoopConf(),
         none, none, none)  # fmt: skip
     rewriter.run()
-
-
-def last_dry_run(spark: SparkSession) -> dict[str, Any] | None:
-    """This driver's last dry run of an edit as plain values, or None."""
-    report = _entry(spark).lastDryRun()
-    return None if report is None else _dry_run_values(report)
-
-
-def _dry_run_values(report: Any) -> dict[str, Any]:
-    return {
-        "checkpoint": str(report.checkpoint()),
-        "table": str(report.table()),
-        "batch_id": int(report.batchId()),
-        "added": int(report.added()),
-        "changed": int(report.changed()),
-        "removed": None if int(report.removed()) < 0 else int(report.removed()),
-        "samples": [str(s) for s in report.samples()],
-        "summary": str(report.describe()),
-    }
-
-
-def forget_dry_run(spark: SparkSession) -> None:
-    """Forget the last dry run (so that the next one is known to be new)."""
-    _entry(spark).forgetDryRun()
-
-
-def begin_transaction(spark: SparkSession) -> tuple[str, str]:
-    """Open an edit transaction: its id, and the session setting to set to the id."""
-    entry = _entry(spark)
-    return str(entry.beginTransaction()), str(entry.transactionConf())
-
-
-def transaction_plan(spark: SparkSession, transaction: str) -> list[dict[str, Any]]:
-    """Per statement staged in ``transaction``: what it would do, as plain values."""
-    with savepoint_errors():
-        return [_dry_run_values(r) for r in _entry(spark).transactionPlan(transaction)]
-
-
-def commit_transaction(spark: SparkSession, transaction: str) -> dict[str, Any] | None:
-    """Commit ``transaction`` as one batch; what it did (None: it had no statement)."""
-    with savepoint_errors():
-        return _edit_values(_entry(spark).commitTransaction(_jsession(spark), transaction))
-
-
-def rollback_transaction(spark: SparkSession, transaction: str) -> None:
-    """End ``transaction`` without committing; what it staged is removed."""
-    with savepoint_errors():
-        _entry(spark).rollbackTransaction(transaction)

@@ -495,9 +495,8 @@ class CredentialFileError(SavepointError):
 
 
 class ConnectUnsupported(SavepointError):
-    """A function that needs the Spark driver's JVM called with a Spark Connect session
-    (``create_savepoint``, ``last_edit``, ``dry_run``, ``edit``,
-    ``upgrade_check``/``upgrade_apply``, ``attach(query=...)``)."""
+    """A function that plans a streaming DataFrame in the Spark driver's JVM called with a Spark
+    Connect session (``upgrade_check``/``upgrade_apply``, ``attach(query=...)``)."""
 
     error_class = "SAVEPOINT_CONNECT_UNSUPPORTED"
     sql_state = "0A000"

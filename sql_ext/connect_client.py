@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments, ConnectUnsupported
 from spark_savepoint.catalog.jar import pyspark_jars
-from spark_savepoint.sql_ext.procedures import scratch_catalog
+from spark_savepoint.sql_ext.procedures import check_checkpoint
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -128,10 +128,3 @@ def attach(
     with bridge.savepoint_errors():
         for key, value in settings.items():
             spark.conf.set(key, value)
-
-
-def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:
-    """Raise the catalog's own error when the server cannot open ``path`` as a checkpoint;
-    with ``like``, a missing ``path`` is first created as an empty savepoint like it."""
-    with scratch_catalog(spark, path, like) as name:
-        spark.sql(f"SHOW NAMESPACES IN `{name}`").collect()

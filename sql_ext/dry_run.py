@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from spark_savepoint.catalog import bridge, settings
 from spark_savepoint.catalog.errors import BadArguments
-from spark_savepoint.sql_ext.connect_client import local_only
+from spark_savepoint.sql_ext import procedures
 from spark_savepoint.sql_ext.statements import (
     WRITES,
     one_write,
@@ -55,25 +55,23 @@ class DryRun:
         return self.added + self.changed + self.removed == 0
 
 
-@local_only("run `spark-savepoint sql PATH -e SQL --dry-run` on the server.")
 def dry_run(spark: SparkSession, statement: str) -> DryRun:
     """Run ``statement`` (INSERT, INSERT OVERWRITE, DELETE, UPDATE or MERGE INTO on a
     ``savepoint.<uid>.<state>`` table) as a dry run: the write's own checks run (keys, types,
     partitions, a running query), and its tasks compare the rows with the state instead of
-    writing them.
+    writing them. Also over Spark Connect (``CALL <catalog>.system.last_dry_run()``).
 
     Raises:
         BadArguments: the statement is not one write into a state table of a savepoint catalog.
         SavepointError: whatever the write itself would refuse with (as ``savepoint_errors``).
     """
     one_write(spark, statement, "a dry run")
-    bridge.forget_dry_run(spark)
     with bridge.savepoint_errors(), setting(spark, DRY_RUN_CONF, "true"):
         spark.sql(statement)
-    report = bridge.last_dry_run(spark)
-    if report is None:
+    rows = procedures.call_rows(spark, None, "last_dry_run")  # the write forgot older ones
+    if not rows:
         raise BadArguments(f"{statement!r} wrote into no state table; nothing was written.")
-    return DryRun(**report)
+    return DryRun(**rows[0].asDict())
 
 
 def dry_run_script(spark: SparkSession, script: str) -> str:

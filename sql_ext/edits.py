@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext import procedures
-from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -41,11 +39,11 @@ class EditReport:
         return self.batch_id is not None
 
 
-@local_only("read <catalog>.query.batches for the batches edits committed.")
 def last_edit(spark: SparkSession) -> EditReport | None:
-    """The last edit this driver made (any session), or None before the first."""
-    report = bridge.last_edit(spark)
-    return None if report is None else EditReport(**report)
+    """The last edit this session made (of any checkpoint), or None before the first; also
+    over Spark Connect (``CALL <catalog>.system.last_edit()``)."""
+    rows = procedures.call_rows(spark, None, "last_edit")
+    return EditReport(**rows[0].asDict()) if rows else None
 
 
 def recover(spark: SparkSession, path: str, force: bool = False) -> str:

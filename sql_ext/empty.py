@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from spark_savepoint.catalog import bridge
-from spark_savepoint.sql_ext.connect_client import local_only
+from spark_savepoint.sql_ext import procedures
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-@local_only("attach(spark, target, catalog, like=checkpoint) creates it on the server.")
 def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
     """Create the empty savepoint ``target`` with the operator layout, state schemas, shuffle
     partitions, provider and source positions of the last committed batch of checkpoint
@@ -32,4 +30,4 @@ def create_savepoint(spark: SparkSession, target: str, like: str) -> str:
     Raises:
         SavepointError: ``TargetNotEmpty``, ``TemplateUnsupported``, ``NoSuchCheckpoint``, ...
     """
-    return bridge.create_empty_savepoint(spark, target, like)
+    return str(procedures.call(spark, target, "create_savepoint", like=str(like))["message"])

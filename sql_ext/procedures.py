@@ -1,11 +1,13 @@
-"""The one door to the whole-checkpoint actions: the catalog's stored procedures.
+"""The one door to the actions: the catalog's stored procedures.
 
 ``CALL <catalog>.system.<name>(...)`` (``dev.sparksavepoint.procedures.Procedures``) runs an
-action on the folder a catalog is attached to and returns typed rows. The Python verbs call the
-procedures through a scratch catalog pointed at the folder for one statement, the same way in a
-classic session and over Spark Connect; SQL, Thrift and Connect clients call them directly::
+action on the folder a catalog is attached to, or on the session (its last edit, dry runs,
+transactions), and returns typed rows. The Python verbs call the procedures through a scratch
+catalog pointed at the folder for one statement, the same way in a classic session and over
+Spark Connect; SQL, Thrift and Connect clients call them directly::
 
     CALL savepoint.system.take_savepoint('/savepoints/before-fix')
+    CALL savepoint.system.last_edit()
 """
 
 from __future__ import annotations
@@ -24,13 +26,16 @@ SCRATCH_CATALOG = "spark_savepoint_scratch"
 
 
 @contextmanager
-def scratch_catalog(spark: SparkSession, path: str, like: str | None = None) -> Iterator[str]:
-    """A catalog on ``path`` for the statements of the block (its name); errors inside come
-    out as :class:`SavepointError` subclasses. Its path is unset afterwards."""
+def scratch_catalog(
+    spark: SparkSession, path: str | None, like: str | None = None
+) -> Iterator[str]:
+    """A catalog on ``path`` (None: on no folder, for the session's procedures) for the
+    statements of the block (its name); errors inside come out as :class:`SavepointError`
+    subclasses. Its path is unset afterwards."""
     prefix = f"spark.sql.catalog.{SCRATCH_CATALOG}"
     with bridge.savepoint_errors():
         spark.conf.set(prefix, bridge.CATALOG_CLASS)
-        spark.conf.set(f"{prefix}.path", str(path))
+        spark.conf.set(f"{prefix}.path", "" if path is None else str(path))
         spark.conf.set(f"{prefix}.like", like or "")
         try:
             yield SCRATCH_CATALOG
@@ -45,7 +50,30 @@ def call(spark: SparkSession, folder: str, procedure: str, **arguments: Any) -> 
     Raises:
         SavepointError: the action's own error (``TargetNotEmpty``, ``ReadOnly``, ...).
     """
+    return call_rows(spark, folder, procedure, **arguments)[0]
+
+
+def call_rows(
+    spark: SparkSession, folder: str | None, procedure: str, **arguments: Any
+) -> list[Row]:
+    """Run ``procedure`` on ``folder`` (None: a procedure of the session, such as
+    ``last_edit``) with named ``arguments``; its result rows.
+
+    Raises:
+        SavepointError: the action's own error (``TargetNotEmpty``, ``TransactionEnded``, ...).
+    """
     named = ", ".join(f"{name} => :{name}" for name in arguments)
     with scratch_catalog(spark, folder) as name:
-        rows = spark.sql(f"CALL `{name}`.system.{procedure}({named})", args=arguments).collect()
-    return rows[0]
+        return spark.sql(f"CALL `{name}`.system.{procedure}({named})", args=arguments).collect()
+
+
+def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:
+    """Raise the catalog's own error when ``path`` cannot be opened as a checkpoint (by the
+    driver: also over Spark Connect); with ``like``, a missing ``path`` is first created as an
+    empty savepoint like it.
+
+    Raises:
+        SavepointError: ``NoSuchCheckpoint``, ``NotACheckpoint``, ``TargetNotEmpty``, ...
+    """
+    with scratch_catalog(spark, path, like) as name:
+        spark.sql(f"SHOW NAMESPACES IN `{name}`").collect()

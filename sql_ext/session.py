@@ -9,7 +9,7 @@ from urllib.parse import urlparse
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.jar import jar_path
-from spark_savepoint.sql_ext import connect_client
+from spark_savepoint.sql_ext import connect_client, procedures
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -108,7 +108,7 @@ def session(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     if path is not None:
-        bridge.check_checkpoint(spark, path, like)
+        procedures.check_checkpoint(spark, path, like)
     return spark
 
 
@@ -166,7 +166,7 @@ def attach(
     if connect_client.is_remote(spark):
         return connect_client.attach(spark, path, catalog, like, writable, sink, query, output_mode)
     _load_jar(spark)
-    bridge.check_checkpoint(spark, path, like)
+    procedures.check_checkpoint(spark, path, like)
     prefix = f"spark.sql.catalog.{catalog}"
     settings = {
         **catalog_conf(path, catalog),

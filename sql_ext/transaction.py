@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.errors import BadArguments, TransactionEnded
-from spark_savepoint.sql_ext.connect_client import local_only
+from spark_savepoint.sql_ext import procedures
 from spark_savepoint.sql_ext.dry_run import DryRun
 from spark_savepoint.sql_ext.edits import EditReport
 from spark_savepoint.sql_ext.statements import WRITES, one_write, parse_script, setting
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Row, SparkSession
 
 
 class Transaction:
@@ -37,7 +37,7 @@ class Transaction:
 
     def __init__(self, spark: SparkSession) -> None:
         self.spark = spark
-        self.id, self._conf = bridge.begin_transaction(spark)
+        self.id, self._conf = procedures.call_rows(spark, None, "begin_transaction")[0]
         self.open = True
         self.statements: list[str] = []
         self.report: EditReport | None = None
@@ -61,22 +61,26 @@ class Transaction:
     def plan(self) -> list[DryRun]:
         """Per staged statement: the entries it adds, changes and removes, with samples."""
         self._check_open()
-        return [DryRun(**p) for p in bridge.transaction_plan(self.spark, self.id)]
+        planned = self._call("transaction_plan")
+        return [DryRun(**row.asDict()) for row in planned]
 
     def commit(self) -> EditReport | None:
         """Commit every staged statement as one new batch (none when nothing changed); what
         it did, or None when no statement ran."""
         self._check_open()
         self.open = False
-        values = bridge.commit_transaction(self.spark, self.id)
-        self.report = None if values is None else EditReport(**values)
+        committed = self._call("commit_transaction")
+        self.report = EditReport(**committed[0].asDict()) if committed else None
         return self.report
 
     def rollback(self) -> None:
         """End the transaction without committing; the checkpoint stays as it was."""
         if self.open:
             self.open = False
-            bridge.rollback_transaction(self.spark, self.id)
+            self._call("rollback_transaction")
+
+    def _call(self, procedure: str) -> list[Row]:
+        return procedures.call_rows(self.spark, None, procedure, transaction=self.id)
 
     def _check_open(self) -> None:
         if not self.open:
@@ -86,12 +90,13 @@ class Transaction:
             )
 
 
-@local_only("run `spark-savepoint sql PATH -f FILE --atomic` on the server.")
 @contextmanager
 def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]:
     """A transaction of edits on one checkpoint, committed as one batch when the block ends
     normally and rolled back when it raises (or, with ``dry_run``, always rolled back: use
-    ``tx.plan()`` inside the block to see what it would do)."""
+    ``tx.plan()`` inside the block to see what it would do). Also over Spark Connect: the
+    transaction is the procedures ``begin_transaction``, ``transaction_plan``,
+    ``commit_transaction`` and ``rollback_transaction`` of ``<catalog>.system``."""
     tx = Transaction(spark)
     try:
         yield tx

@@ -3,7 +3,7 @@
 ``spark-savepoint connect`` server with the Python API, and prints what it saw as one JSON object.
 
     python connect_client.py '{"url": "sc://127.0.0.1:15002", "agg": ..., "dedup": ...,
-                               "savepoints": ..., "missing": ...}'
+                               "savepoints": ..., "missing": ..., "empty": ...}'
 
 ``agg`` is the agg/hdfs checkpoint the server serves as catalog ``savepoint``; ``dedup`` a
 dedup checkpoint the program attaches itself; ``savepoints`` a folder for a savepoint it takes.
@@ -79,6 +79,26 @@ def python_api(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
     return out
 
 
+def edit_reports(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
+    """The verbs that are procedures of the session: the last edit, a dry run, a transaction
+    rolled back, and an empty savepoint created by the server."""
+    import spark_savepoint as sp
+
+    out: dict[str, Any] = {}
+    report = sp.last_edit(spark)
+    out["last_edit"] = None if report is None else [report.batch_id, report.written]
+    delete = f"DELETE FROM {TABLE} WHERE user = 'carol'"
+    planned = sp.dry_run(spark, delete)
+    out["dry_run"] = [planned.batch_id, planned.removed, planned.samples]
+    with sp.edit(spark, dry_run=True) as tx:
+        tx.sql(delete)
+        out["transaction_plan"] = [[p.table, p.removed] for p in tx.plan()]
+    batches = spark.sql("SELECT batch_id FROM savepoint.query.batches ORDER BY batch_id")
+    out["batches_after_plans"] = [row[0] for row in batches.collect()]
+    out["created"] = sp.create_savepoint(spark, args["empty"], like=args["agg"])
+    return out
+
+
 def count_and_sum(key: tuple, frames: Any, state: Any) -> Any:
     """The applyInPandasWithState function of the tests' pandas_state query."""
     import pandas as pd
@@ -120,8 +140,7 @@ def errors(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
         "raw_condition": raw["type"] + " " + raw["text"].splitlines()[0],
         "typed": refusal(typed),
         "attach_missing": refusal(lambda: sp.attach(spark, args["missing"], "bad")),
-        "last_edit": refusal(lambda: sp.last_edit(spark)),
-        "create_savepoint": refusal(lambda: sp.create_savepoint(spark, args["missing"], "x")),
+        "upgrade_check": refusal(lambda: sp.upgrade_check(spark, args["agg"], spark.range(1))),
     }
 
 
@@ -131,6 +150,7 @@ def main(args: dict[str, str]) -> dict[str, Any]:
     out = {"pyspark": pyspark.__version__, "session": type(spark).__module__}
     out.update(reads_and_writes(spark))
     out.update(python_api(spark, args))
+    out.update(edit_reports(spark, args))
     out["errors"] = errors(spark, args)
     out["jvm_modules"] = sorted(name for name in sys.modules if name.startswith("py4j"))
     spark.stop()

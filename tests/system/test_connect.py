@@ -66,7 +66,7 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     root: Path = served["root"]
     args = {"url": url, "agg": str(served["agg"].checkpoint),
             "dedup": str(served["dedup"].checkpoint), "savepoints": str(root / "savepoints"),
-            "missing": str(root / "nowhere")}  # fmt: skip
+            "missing": str(root / "nowhere"), "empty": str(root / "empty")}  # fmt: skip
     out = _run_client(served["python"], "connect_client.py", args, root)
 
     assert (out["pyspark"], out["session"]) == (CLIENT_VERSION, "pyspark.sql.connect.session")
@@ -93,11 +93,16 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     assert errors["typed"]["text"] == errors["raw_condition"][len("AnalysisException ") :]
     assert errors["attach_missing"]["type"] == "NoSuchCheckpoint"
     assert "nowhere' does not exist" in errors["attach_missing"]["text"]
-    for name, hint in (("last_edit", "query.batches"), ("create_savepoint", "like=checkpoint")):
-        refused = errors[name]
-        assert refused["class"] == "SAVEPOINT_CONNECT_UNSUPPORTED", refused
-        assert f"{name}() needs the Spark driver's JVM" in refused["text"], refused
-        assert hint in refused["text"] and "\n" not in refused["text"]
+    refused = errors["upgrade_check"]  # plans a DataFrame in the driver: local only
+    assert refused["class"] == "SAVEPOINT_CONNECT_UNSUPPORTED", refused
+    assert "upgrade_check() needs the Spark driver's JVM" in refused["text"], refused
+    assert "spark-savepoint upgrade check" in refused["text"] and "\n" not in refused["text"]
+    # the session's procedures: what its last edit did, a dry run, a transaction's plan
+    assert out["last_edit"] == [4, 1]  # the DataFrame writer's append
+    assert out["dry_run"] == [5, 1, ["[carol]: [1,3] -> (removed)"]]
+    assert out["transaction_plan"] == [["agg_0.default", 1]]
+    assert out["batches_after_plans"] == [0, 1, 2, 3, 4]  # neither committed anything
+    assert out["created"].startswith(f"Created empty savepoint '{root / 'empty'}' shaped like")
 
     # the decisive check: the real query restarted on the edited checkpoint
     assert server.stop() == 0, server.log.read_text()[-3000:]

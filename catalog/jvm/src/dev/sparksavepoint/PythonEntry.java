@@ -1,16 +1,11 @@
 package dev.sparksavepoint;
 
-import dev.sparksavepoint.actions.EmptySavepoint;
 import dev.sparksavepoint.actions.UpgradeApply;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileListing;
-import dev.sparksavepoint.commit.DryRunReport;
-import dev.sparksavepoint.commit.EditReport;
-import dev.sparksavepoint.commit.InterruptedEdit;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.commit.ReadOnlyMode;
-import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
 import dev.sparksavepoint.server.PasswordFileAuthenticator;
@@ -22,14 +17,18 @@ import dev.sparksavepoint.upgrade.PlannedQuery;
 import dev.sparksavepoint.upgrade.QueryNames;
 import dev.sparksavepoint.upgrade.QueryPartitioning;
 import dev.sparksavepoint.upgrade.UpgradeReport;
-import dev.sparksavepoint.write.EditTransaction;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
  * The JVM entry points of the Python package, and only those: Python calls these static methods
  * (through py4j, with {@code spark._jsparkSession}) and names the classes below in Spark
- * settings, so the packages behind them can change without touching Python.
+ * settings, so the packages behind them can change without touching Python. Only what SQL
+ * cannot carry is here: installing into a running session, listing files for inspection, and
+ * what takes a streaming Dataset (upgrades); every action, report and transaction is a stored
+ * procedure ({@code dev.sparksavepoint.procedures.Procedures}).
  */
 public final class PythonEntry {
   /** {@code spark.sql.catalog.<name>}: a checkpoint as a catalog. */
@@ -64,79 +63,11 @@ public final class PythonEntry {
   private PythonEntry() {}
 
   /**
-   * Opens the checkpoint at {@code path} to check that it is one; when it is missing and
-   * {@code like} is given, first creates it as an empty savepoint shaped like {@code like}.
-   *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_SUCH_CHECKPOINT,
-   *     SAVEPOINT_NOT_A_CHECKPOINT, or the errors of {@link #createEmptySavepoint}
-   */
-  public static void openCheckpoint(SparkSession spark, String path, String like) {
-    EmptySavepoint.createIfMissing(spark, path, like);
-    InterruptedEdit.noticeOnRead(Checkpoint.open(path, spark.sessionState().newHadoopConf()));
-  }
-
-  /** Creates the empty savepoint {@code target} shaped like {@code like}; a one-line summary. */
-  public static String createEmptySavepoint(SparkSession spark, String target, String like) {
-    return EmptySavepoint.create(spark, target, like);
-  }
-
-  /**
    * Every file under {@code folder} (any Hadoop file system) as JSON
    * {@code [[relative path, bytes, modification ms], ...]}, sorted; {@code []} when missing.
    */
   public static String listFiles(SparkSession spark, String folder) {
     return FileListing.json(folder, spark.sessionState().newHadoopConf());
-  }
-
-  /**
-   * The last edit this driver made, or null: read {@code checkpoint()}, {@code table()},
-   * {@code batchId()} (-1: nothing committed), {@code written()}, {@code removed()},
-   * {@code describe()}.
-   */
-  public static EditReport lastEdit() {
-    return EditReport.last();
-  }
-
-  /**
-   * The last dry run of an edit this driver made, or null: {@code checkpoint()},
-   * {@code table()}, {@code batchId()}, {@code added()}, {@code changed()}, {@code removed()},
-   * {@code samples()}, {@code describe()}.
-   */
-  public static DryRunReport lastDryRun() {
-    return DryRunReport.last();
-  }
-
-  /** Forgets the last dry run: the next {@link #lastDryRun} is a new one, or null. */
-  public static void forgetDryRun() {
-    DryRunReport.forget();
-  }
-
-  /** Opens an edit transaction; set {@link #transactionConf} to the id to stage writes in it. */
-  public static String beginTransaction() {
-    return EditTransaction.begin();
-  }
-
-  /** The session setting naming the transaction writes are staged in. */
-  public static String transactionConf() {
-    return Settings.WRITE_TRANSACTION;
-  }
-
-  /** Per statement staged so far: what it would add, change, remove (as {@link #lastDryRun}). */
-  public static List<DryRunReport> transactionPlan(String id) {
-    return EditTransaction.of(id).plan();
-  }
-
-  /**
-   * Commits transaction {@code id} as one batch; its report (as {@link #lastEdit}), or null
-   * when it had no statement.
-   */
-  public static EditReport commitTransaction(SparkSession spark, String id) {
-    return EditTransaction.of(id).commit(spark);
-  }
-
-  /** Ends transaction {@code id} without committing; removes what it staged. */
-  public static void rollbackTransaction(String id) {
-    EditTransaction.of(id).rollback();
   }
 
   /**
@@ -152,40 +83,22 @@ public final class PythonEntry {
     ReadOnlyMode.exempt(spark);
   }
 
-  public static String catalogClass() {
-    return CATALOG_CLASS;
-  }
-
-  public static String extensionsClass() {
-    return EXTENSIONS_CLASS;
-  }
-
-  public static String readOnlyGuardClass() {
-    return READ_ONLY_GUARD_CLASS;
-  }
-
-  public static String localFileSystemClass() {
-    return LOCAL_FILE_SYSTEM_CLASS;
-  }
-
-  public static String localFsClass() {
-    return LOCAL_FS_CLASS;
-  }
-
-  public static String passwordAuthenticatorClass() {
-    return PASSWORD_AUTHENTICATOR_CLASS;
-  }
-
-  public static String passwordFileProperty() {
-    return PASSWORD_FILE_PROPERTY;
-  }
-
-  public static String queryListenerClass() {
-    return QUERY_LISTENER_CLASS;
-  }
-
-  public static String valueNamesListenerClass() {
-    return VALUE_NAMES_LISTENER_CLASS;
+  /**
+   * The class names above by their Python constant's name ({@code CATALOG_CLASS}, ...), for a
+   * test that the Python side spells them the same.
+   */
+  public static Map<String, String> classNames() {
+    Map<String, String> names = new TreeMap<>();
+    names.put("CATALOG_CLASS", CATALOG_CLASS);
+    names.put("EXTENSIONS_CLASS", EXTENSIONS_CLASS);
+    names.put("READ_ONLY_GUARD_CLASS", READ_ONLY_GUARD_CLASS);
+    names.put("QUERY_LISTENER_CLASS", QUERY_LISTENER_CLASS);
+    names.put("VALUE_NAMES_LISTENER_CLASS", VALUE_NAMES_LISTENER_CLASS);
+    names.put("LOCAL_FILE_SYSTEM_CLASS", LOCAL_FILE_SYSTEM_CLASS);
+    names.put("LOCAL_FS_CLASS", LOCAL_FS_CLASS);
+    names.put("PASSWORD_AUTHENTICATOR_CLASS", PASSWORD_AUTHENTICATOR_CLASS);
+    names.put("PASSWORD_FILE_PROPERTY", PASSWORD_FILE_PROPERTY);
+    return names;
   }
 
   /**

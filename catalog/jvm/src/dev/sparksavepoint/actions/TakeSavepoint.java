@@ -13,7 +13,6 @@ import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,9 +68,7 @@ public final class TakeSavepoint {
             manifest[0] = manifest(spark, copied, writable);
             CheckpointFiles.writeNew(
                 SavepointManifest.file(copied.root()),
-                JSON.writerWithDefaultPrettyPrinter()
-                    .writeValueAsString(manifest[0])
-                    .getBytes(StandardCharsets.UTF_8),
+                CheckpointFiles.prettyJson(manifest[0]),
                 conf);
           }
 

@@ -94,6 +94,13 @@ public final class CheckpointFiles {
   /** Simple name of S3A's exception for a refused precondition (HTTP 412). */
   private static final String PRECONDITION_FAILED = "RemoteFileChangedException";
 
+  /** {@code node} as pretty-printed UTF-8 JSON: the form of the tool's own files. */
+  public static byte[] prettyJson(JsonNode node) throws IOException {
+    return JSON.writerWithDefaultPrettyPrinter()
+        .writeValueAsString(node)
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   /**
    * Writes a new file so that it is visible complete or not at all, and never replaces one.
    * Where the store creates conditionally ({@link #CONDITIONAL_CREATE}, S3A) that is one

@@ -3,7 +3,6 @@ package dev.sparksavepoint.checkpoint;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -59,11 +58,6 @@ public final class OperatorUids {
     if (uids.isEmpty()) return;
     ObjectNode node = JSON.createObjectNode();
     new TreeMap<>(uids).forEach((id, uid) -> node.put(Long.toString(id), uid));
-    CheckpointFiles.writeNew(
-        new Path(root, FILE),
-        JSON.writerWithDefaultPrettyPrinter()
-            .writeValueAsString(node)
-            .getBytes(StandardCharsets.UTF_8),
-        conf);
+    CheckpointFiles.writeNew(new Path(root, FILE), CheckpointFiles.prettyJson(node), conf);
   }
 }

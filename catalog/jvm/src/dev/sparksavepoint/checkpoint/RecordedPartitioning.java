@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,12 +76,7 @@ public final class RecordedPartitioning {
     }
     ObjectNode node = JSON.createObjectNode();
     sorted.forEach((id, names) -> names.forEach(node.putArray(Long.toString(id))::add));
-    CheckpointFiles.replace(
-        new Path(root, FILE),
-        JSON.writerWithDefaultPrettyPrinter()
-            .writeValueAsString(node)
-            .getBytes(StandardCharsets.UTF_8),
-        conf);
+    CheckpointFiles.replace(new Path(root, FILE), CheckpointFiles.prettyJson(node), conf);
     return true;
   }
 

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -159,12 +158,7 @@ public final class ValueNames {
           ArrayNode names = entry.putArray("names");
           c.names().forEach(names::add);
         });
-    CheckpointFiles.replace(
-        new Path(root, FILE),
-        JSON.writerWithDefaultPrettyPrinter()
-            .writeValueAsString(node)
-            .getBytes(StandardCharsets.UTF_8),
-        conf);
+    CheckpointFiles.replace(new Path(root, FILE), CheckpointFiles.prettyJson(node), conf);
     return true;
   }
 

@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
  * What a dry run of one write found ({@code spark.savepoint.write.dryRun=true}): the batch the
  * write would commit, the entries it would add, change and remove, and a few of them as
  * {@code key: before -> after}. Nothing was claimed or written. Logged at INFO by logger
- * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
- * {@code spark_savepoint.dry_run(spark, statement)}).
+ * {@code dev.sparksavepoint.edits}; the last one of a session is kept in its
+ * {@link SessionReports} ({@code CALL <catalog>.system.last_dry_run()}; Python:
+ * {@code dry_run(spark, statement)}).
  */
 public record DryRunReport(
     String checkpoint,
@@ -21,17 +22,6 @@ public record DryRunReport(
     long removed,
     List<String> samples) {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
-  private static volatile DryRunReport last;
-
-  /** The report of the last dry run this driver finished, or null. */
-  public static DryRunReport last() {
-    return last;
-  }
-
-  /** Forgets the last report. */
-  public static void forget() {
-    last = null;
-  }
 
   /** Reports (logs and keeps) what a dry run of an edit of {@code table} found. */
   public static DryRunReport of(
@@ -45,7 +35,7 @@ public record DryRunReport(
             changed,
             removed,
             List.copyOf(samples));
-    last = report;
+    SessionReports.active().keep(report);
     LOG.info(report.describe());
     return report;
   }

@@ -9,13 +9,13 @@ import org.slf4j.LoggerFactory;
  * What one write did: the batch it committed (or -1 when it changed nothing and committed no
  * batch), how many entries it wrote and removed, and what the user should know of its effect
  * ({@code warning}, or null; logged at WARN). Logged at INFO by logger
- * {@code dev.sparksavepoint.edits}; the last one of this driver is {@link #last()} (Python:
- * {@code sql_ext.last_edit(spark)}).
+ * {@code dev.sparksavepoint.edits}; the last one of a session is kept in its
+ * {@link SessionReports} ({@code CALL <catalog>.system.last_edit()}; Python:
+ * {@code last_edit(spark)}).
  */
 public record EditReport(
     String checkpoint, String table, long batchId, long written, long removed, String warning) {
   private static final Logger LOG = LoggerFactory.getLogger("dev.sparksavepoint.edits");
-  private static volatile EditReport last;
 
   /** A report without a warning. */
   public EditReport(String checkpoint, String table, long batchId, long written, long removed) {
@@ -25,11 +25,6 @@ public record EditReport(
   /** True when the write committed a new batch. */
   public boolean committed() {
     return batchId >= 0;
-  }
-
-  /** The report of the last write this driver finished, or null. */
-  public static EditReport last() {
-    return last;
   }
 
   /** Entries written plus entries removed by {@code commits}. */
@@ -83,7 +78,7 @@ public record EditReport(
 
   /** Reports (logs and keeps) {@code report}: an edit that is not of state entries. */
   public static EditReport record(EditReport report) {
-    last = report;
+    SessionReports.active().keep(report);
     LOG.info(report.describe());
     if (report.warning() != null) LOG.warn(report.warning());
     return report;

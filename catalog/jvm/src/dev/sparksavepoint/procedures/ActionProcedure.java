@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.catalog.procedures.BoundProcedure;
 import org.apache.spark.sql.connector.catalog.procedures.ProcedureParameter;
@@ -17,9 +18,10 @@ import org.apache.spark.unsafe.types.UTF8String;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * One stored procedure, {@code CALL <catalog>.system.<name>(...)}, on the checkpoint the catalog
- * is attached to: its parameters, its typed result rows, and the action it runs. Unbound and
- * bound alike (its parameters do not depend on the call). A procedure that changes anything is
+ * One stored procedure, {@code CALL <catalog>.system.<name>(...)}: its parameters, its typed
+ * result rows, and the action it runs, on the checkpoint the catalog is attached to
+ * ({@link #checkpoint()}) or, for the procedures of the session (the last edit, dry runs,
+ * transactions), on none. Unbound and bound alike (its parameters do not depend on the call). A procedure that changes anything is
  * refused in a read-only application ({@link ReadOnlyMode}): Spark runs procedures while it
  * analyzes the statement, before any check rule sees it.
  */
@@ -29,6 +31,7 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
   private final String description;
   private final StructType output;
   private final ProcedureParameter[] parameters;
+  private boolean writes = true;
 
   /**
    * Procedure {@code name} on the folder {@code checkpoint} supplies, returning rows of
@@ -64,11 +67,25 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
 
   /** True when it changes files (refused on a read-only server). */
   boolean writes() {
-    return true;
+    return writes;
   }
 
-  /** Runs the action on {@code checkpoint} with the bound arguments; its result rows. */
-  abstract List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args);
+  /** Declares that the procedure changes no file: a read-only server runs it too. */
+  final void changesNoFile() {
+    writes = false;
+  }
+
+  /** Runs the action with the bound arguments; its result rows. */
+  abstract List<Object[]> run(SparkSession spark, InternalRow args);
+
+  /**
+   * The folder the catalog is attached to (not opened).
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_PATH_NOT_SET
+   */
+  String checkpoint() {
+    return checkpoint.get();
+  }
 
   @Override
   public BoundProcedure bind(StructType inputType) {
@@ -85,9 +102,7 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
     SparkSession spark = SparkSession.active();
     if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
     InternalRow[] rows =
-        run(spark, checkpoint.get(), input).stream()
-            .map(ActionProcedure::internal)
-            .toArray(InternalRow[]::new);
+        run(spark, input).stream().map(ActionProcedure::internal).toArray(InternalRow[]::new);
     return List.<Scan>of(new Result(rows, output)).iterator();
   }
 
@@ -110,14 +125,23 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
         .toList();
   }
 
-  /** A row of Java values (String, Long, Integer, Boolean) as Spark's internal row. */
+  /**
+   * A row of Java values (String, Long, Integer, Boolean, null, and lists of them) as Spark's
+   * internal row.
+   */
   private static InternalRow internal(Object[] values) {
     Object[] converted = new Object[values.length];
-    for (int i = 0; i < values.length; i++) {
-      converted[i] = values[i] instanceof String s ? UTF8String.fromString(s) : values[i];
-    }
+    for (int i = 0; i < values.length; i++) converted[i] = internal(values[i]);
     return InternalRow.fromSeq(
         CollectionConverters.asScala(java.util.Arrays.asList(converted)).toSeq());
+  }
+
+  private static Object internal(Object value) {
+    if (value instanceof String s) return UTF8String.fromString(s);
+    if (value instanceof List<?> items) {
+      return new GenericArrayData(items.stream().map(ActionProcedure::internal).toArray());
+    }
+    return value;
   }
 
   private record Result(InternalRow[] rows, StructType readSchema) implements LocalScan {}

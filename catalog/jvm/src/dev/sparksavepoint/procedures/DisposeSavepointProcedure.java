@@ -24,7 +24,8 @@ final class DisposeSavepointProcedure extends ActionProcedure {
   }
 
   @Override
-  List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
+  List<Object[]> run(SparkSession spark, InternalRow args) {
+    String checkpoint = checkpoint();
     String given = string(args, 0);
     String path = given == null || given.isEmpty() ? checkpoint : given;
     String message = DisposeSavepoint.run(path, spark.sessionState().newHadoopConf());

@@ -8,14 +8,21 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
 
 /**
  * Every stored procedure of the catalog, in one table: {@code CALL <catalog>.system.<name>(...)}
- * on the checkpoint the catalog is attached to. The Python verbs call them too (in classic and
- * Spark Connect sessions alike), so an action has one door.
+ * on the checkpoint the catalog is attached to, or on the session (what its last edit did, dry
+ * runs, transactions). The Python verbs call them too (in classic and Spark Connect sessions
+ * alike), so an action has one door.
  *
  * <pre>
  *   CALL savepoint.system.take_savepoint('/savepoints/sp1' [, batch_id, uids, writable]);
  *   CALL savepoint.system.restore_savepoint('/ckpt/new' [, partitions, provider, uids, drop]);
  *   CALL savepoint.system.dispose_savepoint(['/savepoints/sp1']);
+ *   CALL savepoint.system.create_savepoint('/ckpt/like');   -- the catalog's folder, empty
  *   CALL savepoint.system.recover([force]);
+ *   CALL savepoint.system.last_edit();                      -- this session's last edit
+ *   CALL savepoint.system.last_dry_run();
+ *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
+ *   CALL savepoint.system.transaction_plan(id);
+ *   CALL savepoint.system.commit_transaction(id);           -- or rollback_transaction(id)
  * </pre>
  *
  * {@code uids} and {@code drop} are comma-separated ({@code '0=orders,agg_1=2'}).
@@ -25,11 +32,18 @@ public final class Procedures {
   public static final String NAMESPACE = "system";
 
   private static final Map<String, Function<Supplier<String>, ActionProcedure>> ALL =
-      Map.of(
-          "take_savepoint", TakeSavepointProcedure::new,
-          "restore_savepoint", RestoreSavepointProcedure::new,
-          "dispose_savepoint", DisposeSavepointProcedure::new,
-          "recover", RecoverProcedure::new);
+      Map.ofEntries(
+          Map.entry("take_savepoint", TakeSavepointProcedure::new),
+          Map.entry("restore_savepoint", RestoreSavepointProcedure::new),
+          Map.entry("dispose_savepoint", DisposeSavepointProcedure::new),
+          Map.entry("create_savepoint", CreateSavepointProcedure::new),
+          Map.entry("recover", RecoverProcedure::new),
+          Map.entry("last_edit", LastEditProcedure::new),
+          Map.entry("last_dry_run", LastDryRunProcedure::new),
+          Map.entry("begin_transaction", BeginTransactionProcedure::new),
+          Map.entry("transaction_plan", TransactionPlanProcedure::new),
+          Map.entry("commit_transaction", CommitTransactionProcedure::new),
+          Map.entry("rollback_transaction", RollbackTransactionProcedure::new));
 
   private Procedures() {}
 

@@ -24,7 +24,8 @@ final class RecoverProcedure extends ActionProcedure {
   }
 
   @Override
-  List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
+  List<Object[]> run(SparkSession spark, InternalRow args) {
+    String checkpoint = checkpoint();
     return List.<Object[]>of(
         new Object[] {checkpoint, RecoverEdit.run(spark, checkpoint, args.getBoolean(0))});
   }

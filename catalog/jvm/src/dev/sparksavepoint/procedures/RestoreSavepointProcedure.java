@@ -29,7 +29,8 @@ final class RestoreSavepointProcedure extends ActionProcedure {
   }
 
   @Override
-  List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
+  List<Object[]> run(SparkSession spark, InternalRow args) {
+    String checkpoint = checkpoint();
     String target = string(args, 0);
     String provider = string(args, 2);
     String message =

@@ -31,7 +31,8 @@ final class TakeSavepointProcedure extends ActionProcedure {
   }
 
   @Override
-  List<Object[]> run(SparkSession spark, String checkpoint, InternalRow args) {
+  List<Object[]> run(SparkSession spark, InternalRow args) {
+    String checkpoint = checkpoint();
     String target = string(args, 0);
     String manifest =
         TakeSavepoint.run(

@@ -1,6 +1,7 @@
 package dev.sparksavepoint.write;
 
 import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.commit.SessionReports;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.SupportsTruncate;
@@ -51,6 +52,7 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
   public Write build() {
     SparkSession spark = SparkSession.active();
     WritePlan plan = WritePlan.prepare(spark, origin, info.options().getBoolean("force", false));
+    if (plan.dryRun()) SessionReports.of(spark).forgetDryRun(); // the next report is this one's
     RowEncoder encoder =
         RowEncoder.create(
             plan, table, info.schema(), spark.sessionState().conf().sessionLocalTimeZone());
