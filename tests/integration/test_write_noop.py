@@ -70,3 +70,23 @@ def test_report_counts_only_entries_that_changed(spark, agg) -> None:
     report = last_edit(spark)  # alice is unchanged
     assert report is not None
     assert (report.batch_id, report.written, report.removed) == (last_batch(query.checkpoint), 2, 0)
+
+
+def test_each_session_sees_its_own_last_edit_also_in_sql(spark, agg) -> None:
+    query = agg("hdfs")
+    n = last_batch(query.checkpoint)
+    other = spark.newSession()  # another notebook, Thrift or Connect session of this driver
+    for key, value in spark.conf.getAll.items():
+        if key.startswith("spark.sql.catalog.noop"):
+            other.conf.set(key, value)
+    other.sql(f"DELETE FROM {TABLE} WHERE user = 'nobody'")  # commits nothing
+    spark.sql(f"DELETE FROM {TABLE} WHERE user = 'alice'")
+    mine, theirs = last_edit(spark), last_edit(other)
+    assert mine is not None and (mine.batch_id, mine.removed) == (n + 1, 1)
+    assert theirs is not None and (theirs.batch_id, theirs.removed) == (None, 0)
+    row = spark.sql("CALL noop.system.last_edit()").collect()
+    assert [r.asDict() for r in row] == [
+        {"checkpoint": str(query.checkpoint), "table": "agg_0.default", "batch_id": n + 1,
+         "written": 0, "removed": 1, "summary": mine.summary, "warning": None}
+    ]  # fmt: skip
+    assert other.sql("CALL noop.system.last_dry_run()").collect() == []  # none in this session
