@@ -142,6 +142,7 @@ def load_jar(spark: SparkSession) -> str | None:
 
     Raises:
         JvmPieceMissing: the driver's class loader takes no jars at run time.
+        SparkVersionUnsupported: the tool has no jar for this session's Spark.
     """
     if not _loadable(spark, CATALOG_CLASS):
         _add_jar(spark)
@@ -162,7 +163,7 @@ def _loadable(spark: SparkSession, name: str) -> bool:
 def _add_jar(spark: SparkSession) -> None:
     """Add the jar to the class loader Spark's submit set up for the driver (the parent of the
     local executor's loader, so both see one copy of each class), and to the executors' jars."""
-    jvm, jar = _jvm(spark), str(jar_path())
+    jvm, jar = _jvm(spark), str(jar_path(spark.version))  # the jar of the running Spark
     loader = jvm.java.lang.Thread.currentThread().getContextClassLoader()
     try:
         loader.addURL(jvm.java.io.File(jar).toURI().toURL())

@@ -443,6 +443,15 @@ class JarBuildError(SavepointError, RuntimeError):
     sql_state = "58000"
 
 
+class SparkVersionUnsupported(SavepointError):
+    """The tool was asked to run on a Spark version it has no jar for (it runs on the versions
+    of ``jar.SPARK_VERSIONS``; it reads checkpoints of every version), or a feature needs a
+    newer Spark than the one it runs on."""
+
+    error_class = "SAVEPOINT_SPARK_VERSION"
+    sql_state = "0A000"
+
+
 class BadSourcePosition(SavepointError):
     """An UPDATE or MERGE of ``sources.offsets`` that a source cannot honour: a file source
     index outside its log, NULL or negative offsets, added or removed rows, changed topic or

@@ -1,13 +1,18 @@
-"""The one JVM piece: locate the spark-savepoint jar, (re)building it with javac when missing.
+"""The one JVM piece: locate the spark-savepoint jar for the running Spark, (re)building it with
+javac when missing or stale.
 
-The jar ships prebuilt next to its sources (``catalog/jvm/src``) and carries the error registry
-(``catalog/error-conditions.json``) as a resource. The digest of both is stamped beside it; when
-the stamp does not match (sources edited, another pyspark), the jar is rebuilt with
-``javac --release 17`` against pyspark's own jars: no Maven, no manual step. The JVM unit
-tests (``catalog/jvm/test``, never in the jar) compile the same way: :func:`run_unit_tests`.
+One jar per Spark minor version the tool runs on (:data:`SPARK_VERSIONS`), shipped prebuilt as
+``catalog/jvm/spark-savepoint-<minor>.jar``: the shared sources (``catalog/jvm/src``) plus that
+version's adapters (``catalog/jvm/spark/<minor>/``: each adapter from the newest folder at or
+below the version), compiled with ``javac --release 17`` against that Spark's own jars. Each jar
+carries the error registry (``catalog/error-conditions.json``) as a resource, and the digest of
+what it was built from is stamped beside it; when the stamp does not match (sources edited), the
+jar of the installed pyspark's version is rebuilt against pyspark's jars: no Maven, no manual
+step. The JVM unit tests (``catalog/jvm/test``, never in the jar) compile the same way:
+:func:`run_unit_tests`.
 
->>> jar_path().name
-'spark-savepoint.jar'
+>>> jar_path("4.2.1").name
+'spark-savepoint-4.2.jar'
 """
 
 from __future__ import annotations
@@ -18,18 +23,20 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pyspark
 
-from spark_savepoint.catalog.errors import JarBuildError
+from spark_savepoint.catalog.errors import JarBuildError, SparkVersionUnsupported
 
 JVM_DIR = Path(__file__).parent / "jvm"
 SOURCE_DIR = JVM_DIR / "src"
+ADAPTER_DIR = JVM_DIR / "spark"
 TEST_DIR = JVM_DIR / "test"
 UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
-JAR_NAME = "spark-savepoint.jar"
+SPARK_VERSIONS = ("4.1", "4.2", "4.3")
+"""The Spark minor versions the tool runs on, oldest first: one jar each."""
 ERROR_CONDITIONS = Path(__file__).parent / "error-conditions.json"
 RESOURCES = {"dev/sparksavepoint/errors/error-conditions.json": ERROR_CONDITIONS}
 """Files the jar carries besides its classes: path in the jar -> the file (the JVM's
@@ -41,16 +48,70 @@ def pyspark_jars() -> Path:
     return Path(pyspark.__file__).parent / "jars"
 
 
-def _sources(folder: Path = SOURCE_DIR) -> list[Path]:
+def spark_minor(version: str) -> str:
+    """The minor version of a Spark version string.
+
+    >>> spark_minor("4.2.1"), spark_minor("4.3.0.dev1"), spark_minor("4.1")
+    ('4.2', '4.3', '4.1')
+    """
+    return ".".join(version.split(".")[:2])
+
+
+def supported_minor(version: str) -> str:
+    """The minor of ``version`` when the tool runs on it.
+
+    Raises:
+        SparkVersionUnsupported: it does not (one line naming the versions it runs on).
+    """
+    minor = spark_minor(version)
+    if minor not in SPARK_VERSIONS:
+        raise SparkVersionUnsupported(
+            f"spark-savepoint runs on Spark {', '.join(SPARK_VERSIONS[:-1])} and "
+            f"{SPARK_VERSIONS[-1]}, not on Spark {version}: run it with pyspark "
+            f"{SPARK_VERSIONS[0]}.x to {SPARK_VERSIONS[-1]}.x (it reads checkpoints that older "
+            "Spark versions wrote there too)."
+        )
+    return minor
+
+
+def jar_name(minor: str) -> str:
+    """The file name of the jar for Spark ``minor``."""
+    return f"spark-savepoint-{minor}.jar"
+
+
+def _java_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.java"))
 
 
-def source_digest() -> str:
-    """Digest of the Java sources, the jar's resources and the pyspark version they compile
-    against."""
-    digest = hashlib.sha256(pyspark.__version__.encode())
-    for source in _sources():
-        digest.update(source.relative_to(SOURCE_DIR).as_posix().encode())
+def _version_key(folder: Path) -> tuple[int, ...]:
+    return tuple(int(part) for part in folder.name.split("."))
+
+
+def adapter_sources(minor: str) -> list[Path]:
+    """The adapters of Spark ``minor``: for each, the source in the newest folder of
+    ``catalog/jvm/spark/`` at or below the version."""
+    chosen: dict[Path, Path] = {}
+    for folder in sorted(ADAPTER_DIR.iterdir(), key=_version_key):
+        if _version_key(folder) <= _version_key(Path(minor)):
+            chosen.update({source.relative_to(folder): source for source in _java_files(folder)})
+    return [chosen[name] for name in sorted(chosen)]
+
+
+def sources(minor: str) -> list[Path]:
+    """Everything the jar of Spark ``minor`` is compiled from."""
+    return [*_java_files(SOURCE_DIR), *adapter_sources(minor)]
+
+
+def all_sources() -> list[Path]:
+    """Every Java source of the jars (shared and every version's adapters), for checks."""
+    return [*_java_files(SOURCE_DIR), *_java_files(ADAPTER_DIR)]
+
+
+def source_digest(minor: str) -> str:
+    """Digest of the Spark minor version, the sources and the resources its jar is built from."""
+    digest = hashlib.sha256(minor.encode())
+    for source in sources(minor):
+        digest.update(source.relative_to(JVM_DIR).as_posix().encode())
         digest.update(source.read_bytes())
     for name, resource in RESOURCES.items():
         digest.update(name.encode())
@@ -58,19 +119,42 @@ def source_digest() -> str:
     return digest.hexdigest()
 
 
-@lru_cache(maxsize=1)
-def jar_path() -> Path:
-    """The jar to put on Spark's classpath, built first if missing or stale."""
-    digest = source_digest()
-    for folder in (JVM_DIR, Path.home() / ".cache" / "spark-savepoint" / digest[:16]):
-        jar, stamp = folder / JAR_NAME, folder / (JAR_NAME + ".sha256")
+@cache
+def jar_path(spark_version: str | None = None) -> Path:
+    """The jar to put on the classpath of Spark ``spark_version`` (default: the installed
+    pyspark's), built first if missing or stale.
+
+    Raises:
+        SparkVersionUnsupported: the tool does not run on that Spark.
+        JarBuildError: the jar is stale and cannot be built here (no JDK, another Spark).
+    """
+    minor = supported_minor(spark_version or pyspark.__version__)
+    digest = source_digest(minor)
+    name = jar_name(minor)
+    folders = (JVM_DIR, Path.home() / ".cache" / "spark-savepoint" / digest[:16])
+    for folder in folders:
+        jar, stamp = folder / name, folder / (name + ".sha256")
         if jar.exists() and stamp.exists() and stamp.read_text().strip() == digest:
             return jar
+    if minor != spark_minor(pyspark.__version__):
+        raise JarBuildError(
+            f"the spark-savepoint jar for Spark {minor} is out of date for its sources and is "
+            f"built against Spark {minor}'s own jars, which this environment (pyspark "
+            f"{pyspark.__version__}) lacks: in a clone of the repository, `python -m "
+            "tests.support.spark_jars` builds every version's jar."
+        )
+    for folder in folders:
         if _writable(folder):
-            build(jar)
-            stamp.write_text(digest + "\n")
-            return jar
+            return build_stamped(folder, minor, pyspark_jars())
     raise JarBuildError(f"cannot write the jar to {JVM_DIR} or ~/.cache")
+
+
+def build_stamped(folder: Path, minor: str, spark_jars: Path) -> Path:
+    """Build the jar of Spark ``minor`` against ``spark_jars`` into ``folder``, stamped with
+    its digest; its path."""
+    jar = build(folder / jar_name(minor), minor, spark_jars)
+    (folder / (jar_name(minor) + ".sha256")).write_text(source_digest(minor) + "\n")
+    return jar
 
 
 def _writable(folder: Path) -> bool:
@@ -109,12 +193,13 @@ def _compile(sources: list[Path], classpath: str, classes: Path) -> None:
         raise JarBuildError(f"javac failed:\n{result.stderr}")
 
 
-def build(jar: Path) -> Path:
-    """Compile the Java sources against pyspark's jars into ``jar`` (atomic replace)."""
+def build(jar: Path, minor: str, spark_jars: Path) -> Path:
+    """Compile the sources of Spark ``minor`` against ``spark_jars`` (that Spark's jars folder)
+    into ``jar`` (atomic replace)."""
     with tempfile.TemporaryDirectory(prefix="spark-savepoint-javac-") as tmp:
         classes = Path(tmp, "classes")
-        _compile(_sources(), f"{pyspark_jars()}/*", classes)
-        partial = Path(tmp, JAR_NAME)
+        _compile(sources(minor), f"{spark_jars}/*", classes)
+        partial = Path(tmp, jar.name)
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
             for item in sorted(classes.rglob("*.class")):
@@ -128,7 +213,7 @@ def build(jar: Path) -> Path:
 
 def build_tests(out_dir: Path) -> Path:
     """Compile the JVM unit tests (``catalog/jvm/test``) against the jar into ``out_dir``."""
-    _compile(_sources(TEST_DIR), _test_classpath(), out_dir)
+    _compile(_java_files(TEST_DIR), _test_classpath(), out_dir)
     return out_dir
 
 

@@ -27,10 +27,11 @@ def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
     }
 
 
-def jar_conf() -> dict[str, str]:
+def jar_conf(spark_version: str | None = None) -> dict[str, str]:
     """The jar on the driver (and shipped to executors), the SQL table functions
-    (``savepoint_metadata``, ``savepoint_state``) and rules, and the query listener."""
-    jar = str(jar_path())
+    (``savepoint_metadata``, ``savepoint_state``) and rules, and the query listener; the jar
+    is the one of Spark ``spark_version`` (default: the installed pyspark's)."""
+    jar = str(jar_path(spark_version))
     return {
         "spark.driver.extraClassPath": jar,
         "spark.jars": jar,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import settings
 from spark_savepoint.catalog.errors import BadArguments
-from spark_savepoint.catalog.jar import pyspark_jars
+from spark_savepoint.catalog.jar import SPARK_VERSIONS, pyspark_jars
 from spark_savepoint.sql_ext.cli.local import (
     check_local,
     in_local_session,
@@ -82,14 +82,29 @@ def add(subparsers: argparse._SubParsersAction) -> None:
         "--format", choices=("submit", "defaults"), default="submit",
         help="submit: --conf k=v lines; defaults: spark-defaults.conf lines",
     )  # fmt: skip
+    conf.add_argument(
+        "--spark-version", metavar="X.Y",
+        help="the Spark the job runs on: its jar (default: the local pyspark's, "
+        f"{pyspark_version()}); one of {', '.join(SPARK_VERSIONS)}",
+    )  # fmt: skip
     conf.set_defaults(run=_conf)
 
 
-def conf_for(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
-    """All Spark settings for the given checkpoints: the jar, the forkless local file system
-    when every checkpoint is local (it serves ``file:`` paths only), and one catalog each."""
+def pyspark_version() -> str:
+    """The installed pyspark's version."""
+    import pyspark
+
+    return str(pyspark.__version__)
+
+
+def conf_for(
+    paths: Sequence[str], catalog: str = DEFAULT_CATALOG, spark_version: str | None = None
+) -> dict[str, str]:
+    """All Spark settings for the given checkpoints: the jar of Spark ``spark_version``
+    (default: the installed pyspark's), the forkless local file system when every checkpoint is
+    local (it serves ``file:`` paths only), and one catalog each."""
     catalogs = parse_catalogs(paths, catalog)
-    conf = jar_conf()
+    conf = jar_conf(spark_version)
     if all(is_local(path) for path in catalogs.values()):
         conf.update(local_files_conf())
     for name, path in catalogs.items():
@@ -214,7 +229,7 @@ def _views_init_file(
 
 def _conf(args: argparse.Namespace) -> int:
     check_local(args.paths, args.catalog)
-    conf = conf_for(args.paths, args.catalog)
+    conf = conf_for(args.paths, args.catalog, args.spark_version)
     for key, value in conf.items():
         if args.format == "defaults":
             print(f"{key} {value}")

@@ -1,5 +1,6 @@
 """The Java sources' format: google-java-format, default Google style (2-space indent, 100
-columns), on every ``.java`` file under ``catalog/jvm/src`` and ``catalog/jvm/test``.
+columns), on every ``.java`` file under ``catalog/jvm/src``, ``catalog/jvm/spark`` (the versions'
+adapters) and ``catalog/jvm/test``.
 
     python -m tests.support.java_format           # format them in place, list what changed
     python -m tests.support.java_format --check   # list the unformatted ones, exit 1 if any
@@ -37,7 +38,7 @@ EXPORTS = [
     for package in ("api", "code", "file", "parser", "tree", "util")
 ]
 POM = Path(__file__).with_name("java_format") / "pom.xml"
-FOLDERS = [REPO_ROOT / "catalog" / "jvm" / "src", REPO_ROOT / "catalog" / "jvm" / "test"]
+FOLDERS = [REPO_ROOT / "catalog" / "jvm" / name for name in ("src", "spark", "test")]
 
 
 def formatter_jar() -> Path:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from spark_savepoint.catalog.jar import SPARK_VERSIONS, jar_name
 from tests.support import REPO_ROOT
 
 
@@ -31,6 +32,10 @@ def test_the_wheel_installs_one_import_root(tmp_path: Path) -> None:
     assert {"spark_savepoint/catalog", "spark_savepoint/sql_ext", "spark_savepoint/udfs"} <= package
     added = ("sql_ext/cli/__init__.py", "sql_ext/servers/__init__.py", "py.typed")
     assert {f"spark_savepoint/{name}" for name in added} <= set(names)
-    assert "spark_savepoint/catalog/jvm/spark-savepoint.jar" in names
+    for minor in SPARK_VERSIONS:  # one prebuilt jar per Spark the tool runs on, stamped
+        for name in (jar_name(minor), jar_name(minor) + ".sha256"):
+            assert f"spark_savepoint/catalog/jvm/{name}" in names
     assert any(name.endswith("PythonEntry.java") for name in names)  # sources, to rebuild the jar
+    assert any(name.endswith("spark/4.2/dev/sparksavepoint/adapters/HdfsStoreMapBase.java")
+               for name in names)  # fmt: skip
     assert not [name for name in names if "/jvm/test/" in name]

@@ -29,7 +29,6 @@ from tests.support.error_registry import (
 
 REGISTRY = load()
 CLASS = re.compile(r"\bSAVEPOINT_[A-Z_]*[A-Z]\b")
-JAVA_SOURCES = REPO_ROOT / "catalog" / "jvm" / "src"
 PYTHON_PRODUCT = [REPO_ROOT / name for name in ("spark_savepoint", "catalog", "sql_ext", "udfs")]
 JAVA_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)+\'', re.S)
 """Java comments, string literals and char literals, in the order they start."""
@@ -52,7 +51,7 @@ def _raised_classes() -> dict[str, set[str]]:
     """Every ``SAVEPOINT_*`` class in a string literal of the product -> the files it is in."""
     found: dict[str, set[str]] = {}
     python = [path for folder in PYTHON_PRODUCT for path in sorted(folder.rglob("*.py"))]
-    files = [(p, _java_literals) for p in sorted(JAVA_SOURCES.rglob("*.java"))]
+    files = [(p, _java_literals) for p in jar.all_sources()]
     files += [(p, _python_literals) for p in python]
     for path, literals in files:
         for name in CLASS.findall("\n".join(literals(path))):

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from spark_savepoint.catalog import jar
 from tests.support import REPO_ROOT
 
-SOURCE = REPO_ROOT / "catalog" / "jvm" / "src" / "dev" / "sparksavepoint"
+ROOT = ("dev", "sparksavepoint")
 ARCHITECTURE = REPO_ROOT / "docs" / "architecture.md"
 ROOT_PACKAGE = "PythonEntry"
 """The classes directly in ``dev.sparksavepoint`` form the top floor, named by its class."""
@@ -28,8 +29,10 @@ def documented_floors() -> list[list[str]]:
 
 
 def package_of(path: Path) -> str:
-    folder = path.parent.relative_to(SOURCE).as_posix()
-    return ROOT_PACKAGE if folder == "." else folder.replace("/", ".")
+    """The package below ``dev.sparksavepoint`` of a shared source or a version's adapter."""
+    parts = path.parent.parts
+    start = next(i for i in range(len(parts)) if parts[i : i + 2] == ROOT) + 2
+    return ".".join(parts[start:]) or ROOT_PACKAGE
 
 
 def _code(text: str) -> str:
@@ -49,7 +52,7 @@ def used_packages(path: Path) -> set[str]:
 
 def package_uses() -> dict[str, set[str]]:
     uses: dict[str, set[str]] = {}
-    for path in SOURCE.rglob("*.java"):
+    for path in jar.all_sources():
         uses.setdefault(package_of(path), set()).update(used_packages(path))
     return uses
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import zipfile
 
-from spark_savepoint.catalog.jar import TEST_DIR, _sources, jar_path, run_unit_tests
+from spark_savepoint.catalog.jar import TEST_DIR, all_sources, jar_path, run_unit_tests
 
 
 def test_jvm_unit_tests_pass() -> None:
@@ -23,4 +23,4 @@ def test_unit_tests_stay_out_of_the_jar() -> None:
         names = jar.namelist()
     assert "dev/sparksavepoint/PythonEntry.class" in names
     assert not [name for name in names if "/testing/" in name or name.endswith("Test.class")]
-    assert all(TEST_DIR not in source.parents for source in _sources())
+    assert all(TEST_DIR not in source.parents for source in all_sources())

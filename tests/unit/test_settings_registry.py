@@ -6,11 +6,10 @@ import ast
 import re
 from pathlib import Path
 
-from spark_savepoint.catalog import settings
+from spark_savepoint.catalog import jar, settings
 from tests.support import REPO_ROOT
 
 PRODUCT_PYTHON = [REPO_ROOT / name for name in ("catalog", "sql_ext", "udfs", "spark_savepoint")]
-JAVA = REPO_ROOT / "catalog" / "jvm" / "src"
 INTERNAL = {"RELOCATED_SCHEMA_FROM", "RELOCATED_SCHEMA_TO", "RELOCATED_SCHEMA_DELEGATE"}
 """Hadoop settings the tool sets and reads itself inside one read: not for users or Python."""
 
@@ -48,7 +47,7 @@ def _java_literals(path: Path) -> list[tuple[int, str]]:
 
 def test_no_setting_is_spelled_outside_its_declaration() -> None:
     setting = re.compile(r"spark\.savepoint\.[A-Za-z]")
-    found = [(path, number, text) for path in JAVA.rglob("*.java")
+    found = [(path, number, text) for path in jar.all_sources()
              for number, text in _java_literals(path)]  # fmt: skip
     found += [(path, number, text) for folder in PRODUCT_PYTHON for path in folder.rglob("*.py")
               for number, text in _python_literals(path)]  # fmt: skip

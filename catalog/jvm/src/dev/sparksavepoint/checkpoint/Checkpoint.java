@@ -2,6 +2,7 @@ package dev.sparksavepoint.checkpoint;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sparksavepoint.adapters.OperatorMetadataFiles;
 import dev.sparksavepoint.errors.Errors;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -20,7 +21,6 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
-import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
 import org.apache.spark.sql.execution.streaming.state.StateStoreMetadata;
 import scala.Option;
@@ -506,9 +506,7 @@ public final class Checkpoint {
             + (v2 ? "v2/ (entry for batch " + batchId + " or the latest before it)" : "metadata");
     Option<OperatorStateMetadata> read;
     try {
-      read =
-          OperatorStateMetadataReader.createReader(opDir, hadoopConf, v2 ? 2 : 1, batchId, false)
-              .read();
+      read = OperatorMetadataFiles.read(opDir, hadoopConf, v2 ? 2 : 1, batchId);
     } catch (RuntimeException e) {
       throw damagedOperatorFile(file, id, e);
     }
@@ -519,9 +517,7 @@ public final class Checkpoint {
     OperatorStateMetadata metadata = read.get();
     List<String> stores = new ArrayList<>();
     int partitions = 0;
-    scala.collection.Iterator<StateStoreMetadata> it = metadata.stateStoresMetadata().iterator();
-    while (it.hasNext()) {
-      StateStoreMetadata store = it.next();
+    for (StateStoreMetadata store : OperatorMetadataFiles.stores(metadata)) {
       stores.add(store.storeName());
       partitions = Math.max(partitions, store.numPartitions());
     }

@@ -1,5 +1,7 @@
 package dev.sparksavepoint.checkpoint;
 
+import dev.sparksavepoint.adapters.OperatorMetadataFiles;
+import dev.sparksavepoint.adapters.ScalaDefaults;
 import dev.sparksavepoint.errors.Errors;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -11,15 +13,12 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.execution.streaming.operators.stateful.transformwithstate.StateStoreColumnFamilySchemaUtils$;
 import org.apache.spark.sql.execution.streaming.state.InMemoryStateSchemaProvider;
 import org.apache.spark.sql.execution.streaming.state.KeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
-import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker;
-import org.apache.spark.sql.execution.streaming.state.StateSchemaCompatibilityChecker$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaMetadata$;
 import org.apache.spark.sql.execution.streaming.state.StateSchemaProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
@@ -106,8 +105,7 @@ public final class ColumnFamilies implements Serializable {
   /** The schema files operator metadata v2 lists for a store. */
   private static List<String> schemaFiles(
       Path opDir, String storeName, long batchId, Configuration hadoopConf) {
-    Option<OperatorStateMetadata> read =
-        OperatorStateMetadataReader.createReader(opDir, hadoopConf, 2, batchId, false).read();
+    Option<OperatorStateMetadata> read = OperatorMetadataFiles.read(opDir, hadoopConf, 2, batchId);
     if (read.isEmpty() || !(read.get() instanceof OperatorStateMetadataV2 metadata)) {
       throw new IllegalStateException("no operator metadata v2");
     }
@@ -165,12 +163,11 @@ public final class ColumnFamilies implements Serializable {
                 storeName),
             UUID.randomUUID());
     StateSchemaCompatibilityChecker checker =
-        new StateSchemaCompatibilityChecker(
+        ScalaDefaults.construct(
+            StateSchemaCompatibilityChecker.class,
             id,
             hadoopConf,
-            CollectionConverters.asScala(paths).toList(),
-            StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$4(),
-            StateSchemaCompatibilityChecker$.MODULE$.$lessinit$greater$default$5());
+            CollectionConverters.asScala(paths).toList());
     List<StateStoreColFamilySchema> schemas = CollectionConverters.asJava(checker.readSchemaFile());
     if (schemas.isEmpty()) throw new IllegalStateException("no column family schema");
     return schemas;
@@ -255,7 +252,7 @@ public final class ColumnFamilies implements Serializable {
           schema.valueSchema(),
           spec,
           isMultiValued(name),
-          StateStoreColumnFamilySchemaUtils$.MODULE$.isInternalColFamily(name));
+          name.startsWith("$")); // Spark's rule for internal families (isInternalColFamily)
     }
   }
 }

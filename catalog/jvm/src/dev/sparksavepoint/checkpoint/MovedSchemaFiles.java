@@ -1,5 +1,6 @@
 package dev.sparksavepoint.checkpoint;
 
+import dev.sparksavepoint.adapters.OperatorMetadataFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,7 +10,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
-import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
 import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataV2;
 import org.apache.spark.sql.execution.streaming.state.StateStoreMetadataV2;
 import scala.Option;
@@ -68,8 +68,7 @@ public final class MovedSchemaFiles {
 
   /** The schema files operator metadata v2 of {@code opDir} lists for {@code batchId}. */
   static List<String> recorded(Path opDir, long batchId, Configuration conf) {
-    Option<OperatorStateMetadata> read =
-        OperatorStateMetadataReader.createReader(opDir, conf, 2, batchId, false).read();
+    Option<OperatorStateMetadata> read = OperatorMetadataFiles.read(opDir, conf, 2, batchId);
     List<String> files = new ArrayList<>();
     if (read.isDefined() && read.get() instanceof OperatorStateMetadataV2 metadata) {
       for (StateStoreMetadataV2 store : metadata.stateStoreInfo()) {

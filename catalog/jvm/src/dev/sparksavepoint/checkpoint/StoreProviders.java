@@ -1,5 +1,6 @@
 package dev.sparksavepoint.checkpoint;
 
+import dev.sparksavepoint.adapters.ScalaDefaults;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.HashMap;
@@ -10,7 +11,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
 import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadataBase;
 import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreId;
@@ -81,11 +81,9 @@ public final class StoreProviders {
   public static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
     SQLConf conf = spark.sessionState().conf().clone();
     OffsetSeqLog log =
-        new OffsetSeqLog(
-            spark,
-            new Path(path, CheckpointLog.OFFSETS).toString(),
-            OffsetSeqLog.$lessinit$greater$default$3());
-    Option<OffsetSeqMetadataBase> metadata = log.offsetSeqMetadataForBatchId(batchId);
+        ScalaDefaults.construct(
+            OffsetSeqLog.class, spark, new Path(path, CheckpointLog.OFFSETS).toString());
+    var metadata = log.offsetSeqMetadataForBatchId(batchId); // OffsetSeqMetadataBase since 4.2
     if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
     WITHOUT_COORDINATOR.forEach(conf::setConfString);
     return conf;

@@ -315,6 +315,23 @@ public final class Errors {
             + ".");
   }
 
+  /**
+   * {@code what} needs Spark {@code version} or later, and this Spark is older (the tool runs on
+   * it, this feature does not).
+   */
+  public static RuntimeException needsNewerSpark(String what, String version) {
+    return analysis(
+        "SAVEPOINT_SPARK_VERSION",
+        what
+            + " needs Spark "
+            + version
+            + " or later; this is Spark "
+            + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+            + ": run it with pyspark "
+            + version
+            + " or later (the checkpoint stays as it is; the query may keep its own Spark).");
+  }
+
   /** DDL and other statements a catalog of state tables cannot do. */
   public static RuntimeException unsupported(String what, String catalog) {
     return analysis(

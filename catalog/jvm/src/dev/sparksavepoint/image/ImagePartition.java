@@ -1,5 +1,6 @@
 package dev.sparksavepoint.image;
 
+import dev.sparksavepoint.adapters.Stores;
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
 import dev.sparksavepoint.checkpoint.StoreFiles;
@@ -263,7 +264,7 @@ final class ImagePartition {
           return false;
         }
         String name = families.get(family);
-        rows = multi[family] ? store.iteratorWithMultiValues(name) : store.iterator(name);
+        rows = multi[family] ? Stores.multiValued(store, name) : store.iterator(name);
       }
       return true;
     }

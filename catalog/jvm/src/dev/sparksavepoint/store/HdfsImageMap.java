@@ -1,13 +1,12 @@
 package dev.sparksavepoint.store;
 
+import dev.sparksavepoint.adapters.HdfsStoreMapBase;
 import java.lang.reflect.Field;
-import java.util.Map;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreMap;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
-import org.apache.spark.sql.execution.streaming.state.UnsafeRowWrapper;
 import scala.collection.Iterator;
 
 /**
@@ -21,7 +20,7 @@ import scala.collection.Iterator;
  * {@code HDFSBackedStateStore.mapToUpdate}); the store still writes every entry through Spark's
  * own delta writer. Such a store cannot look keys up: {@link #get} finds nothing.
  */
-public final class HdfsImageMap implements HDFSBackedStateStoreMap {
+public final class HdfsImageMap extends HdfsStoreMapBase {
   private static final Field MAP = mapField();
 
   private int size;
@@ -65,9 +64,8 @@ public final class HdfsImageMap implements HDFSBackedStateStoreMap {
   }
 
   @Override
-  public UnsafeRowWrapper put(UnsafeRow key, UnsafeRowWrapper value) {
+  protected void added() {
     size++;
-    return null;
   }
 
   @Override
@@ -76,18 +74,8 @@ public final class HdfsImageMap implements HDFSBackedStateStoreMap {
   }
 
   @Override
-  public UnsafeRowWrapper remove(UnsafeRow key) {
-    throw unsupported("remove");
-  }
-
-  @Override
   public Iterator<UnsafeRowPair> iterator() {
     throw unsupported("iterator");
-  }
-
-  @Override
-  public Iterator<Map.Entry<UnsafeRow, UnsafeRowWrapper>> entryIterator() {
-    throw unsupported("entryIterator");
   }
 
   @Override
@@ -95,7 +83,8 @@ public final class HdfsImageMap implements HDFSBackedStateStoreMap {
     throw unsupported("prefixScan");
   }
 
-  private static UnsupportedOperationException unsupported(String what) {
+  @Override
+  protected UnsupportedOperationException unsupported(String what) {
     return new UnsupportedOperationException(
         what + " on the store of a full image, which keeps no entries");
   }

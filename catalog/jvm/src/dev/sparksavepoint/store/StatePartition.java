@@ -1,5 +1,6 @@
 package dev.sparksavepoint.store;
 
+import dev.sparksavepoint.adapters.Stores;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -130,7 +131,7 @@ public final class StatePartition implements AutoCloseable {
         spec,
         partition,
         provider -> {
-          StateStore store = provider.getStore(version, Option.apply(uniqueId), false, loadEmpty);
+          StateStore store = Stores.writable(provider, version, uniqueId, loadEmpty, hadoopConf);
           if (spec.families() != null) spec.families().register(store);
           return new StatePartition(
               spec, partition, provider, store, store, PartitionSink.into(store));
@@ -223,7 +224,7 @@ public final class StatePartition implements AutoCloseable {
     Set<UnsafeRow> keys = new LinkedHashSet<>();
     boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
     StateStoreIterator<UnsafeRowPair> it =
-        multi ? reads.iteratorWithMultiValues(cf) : reads.iterator(cf);
+        multi ? Stores.multiValued(reads, cf) : reads.iterator(cf);
     try {
       while (it.hasNext()) {
         UnsafeRow key = it.next().key();

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.upgrade;
 
+import dev.sparksavepoint.adapters.ScalaDefaults;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -123,23 +124,13 @@ public final class PlannedQuery {
     OffsetSeqMetadata metadata =
         new OffsetSeqMetadata(0L, 0L, PythonUtils.toScalaMap(new HashMap<>(recorded)));
     IncrementalExecution execution =
-        new IncrementalExecution(
+        firstBatch(
             session,
             query.queryExecution().logical(),
             mode(old.location(), outputMode),
             new Path(root, "state").toString(),
             old.queryId(),
-            UUID.randomUUID(),
-            0L,
-            Option.empty(),
-            metadata,
-            WatermarkPropagator.noop(),
-            true,
-            IncrementalExecution.$lessinit$greater$default$12(),
-            IncrementalExecution.$lessinit$greater$default$13(),
-            IncrementalExecution.$lessinit$greater$default$14(),
-            IncrementalExecution.$lessinit$greater$default$15(),
-            IncrementalExecution.$lessinit$greater$default$16());
+            metadata);
     Map<Long, SparkPlan> nodes = new HashMap<>();
     SparkPlan executed = execution.executedPlan();
     for (SparkPlan node : collect(executed)) {
@@ -172,6 +163,33 @@ public final class PlannedQuery {
     scala.collection.Iterator<SparkPlan> children = plan.children().iterator();
     while (children.hasNext()) found.addAll(collect(children.next()));
     return found;
+  }
+
+  /**
+   * The incremental execution of {@code logical} as batch 0 of query {@code queryId}, its state
+   * under {@code stateRoot}, with the confs of {@code metadata}; the parameters Spark's
+   * constructor gained after the first eleven take their defaults ({@link ScalaDefaults}).
+   */
+  static IncrementalExecution firstBatch(
+      SparkSession session,
+      LogicalPlan logical,
+      OutputMode mode,
+      String stateRoot,
+      UUID queryId,
+      OffsetSeqMetadata metadata) {
+    return ScalaDefaults.construct(
+        IncrementalExecution.class,
+        session,
+        logical,
+        mode,
+        stateRoot,
+        queryId,
+        UUID.randomUUID(),
+        0L,
+        Option.empty(),
+        metadata,
+        WatermarkPropagator.noop(),
+        true);
   }
 
   private static OutputMode mode(String location, String outputMode) {

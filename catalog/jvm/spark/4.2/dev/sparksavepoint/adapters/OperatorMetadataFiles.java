@@ -1,0 +1,32 @@
+package dev.sparksavepoint.adapters;
+
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadata;
+import org.apache.spark.sql.execution.streaming.state.OperatorStateMetadataReader;
+import org.apache.spark.sql.execution.streaming.state.StateStoreMetadata;
+import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * An operator's metadata files ({@code state/<op>/_metadata}), read by Spark's reader: Spark
+ * 4.2 and later.
+ */
+public final class OperatorMetadataFiles {
+  private OperatorMetadataFiles() {}
+
+  /**
+   * The metadata of the operator in {@code opDir} in format {@code version} (1, or 2: the entry
+   * for {@code batchId} or the latest before it); empty when there is none.
+   */
+  public static Option<OperatorStateMetadata> read(
+      Path opDir, Configuration conf, int version, long batchId) {
+    return OperatorStateMetadataReader.createReader(opDir, conf, version, batchId, false).read();
+  }
+
+  /** The stores {@code metadata} lists, in its order. */
+  public static List<StateStoreMetadata> stores(OperatorStateMetadata metadata) {
+    return CollectionConverters.asJava(metadata.stateStoresMetadata());
+  }
+}

@@ -1,0 +1,77 @@
+"""The tool on another Spark: run in the virtualenv of one of ``jar.SPARK_VERSIONS``
+(:mod:`tests.support.runtime_venvs`), it builds the tests' ``agg`` checkpoint with that Spark,
+reads it through the catalog, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
+restores it onto 8 partitions and restarts the real query on the restored checkpoint, all with
+that same Spark; then prints what it saw as one JSON object (last line)::
+
+    python -m tests.support.version_run '{"root": "/tmp/x", "providers": ["hdfs", "rocksdb"]}'
+
+It imports only pyspark, spark_savepoint and the tests' query builders (no pytest).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyspark
+from pyspark.sql import SparkSession
+
+import spark_savepoint as sp
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
+
+TABLE = "v.agg_0.default"
+BOB_AGAIN = {"event_id": 7, "user": "bob", "item": "pear", "amount": 5, "ts": "2024-01-01 10:09:00"}
+EDITS = (
+    f"INSERT INTO {TABLE} VALUES ('alice', 100, 1000)",
+    f"DELETE FROM {TABLE} WHERE user = 'bob'",
+    f"UPDATE {TABLE} SET total = total + 1 WHERE user = 'carol'",
+    f"MERGE INTO {TABLE} t USING (SELECT 'dave' AS user, 10L AS cnt, 100L AS total) s"
+    " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *",
+)
+
+
+def rows(spark: SparkSession, sql: str) -> list[list[Any]]:
+    return [list(row) for row in spark.sql(sql).collect()]
+
+
+def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, Any]:
+    """Build, read, edit, take, restore onto 8 partitions, restart: what each step gave."""
+    query = build(spark, "agg", provider, root / provider)
+    sp.attach(spark, str(query.checkpoint), "v")
+    by_user = f"SELECT * FROM {TABLE} ORDER BY user"
+    out: dict[str, Any] = {"before": rows(spark, by_user), "edits": []}
+    for statement in EDITS:
+        spark.sql(statement)
+        report = sp.last_edit(spark)
+        out["edits"].append(None if report is None else report.batch_id)
+    out["after"] = rows(spark, by_user)
+    savepoint, restored = root / provider / "savepoint", root / provider / "restored"
+    manifest = sp.take_savepoint(spark, str(query.checkpoint), str(savepoint))
+    out["taken"] = manifest["batch_id"]
+    sp.restore_savepoint(spark, str(savepoint), str(restored), partitions=8)
+    sp.attach(spark, str(restored), "r")
+    out["restored"] = rows(spark, "SELECT * FROM r.agg_0.default ORDER BY user")
+    out["partitions"] = rows(spark, "SELECT DISTINCT partition_id FROM r.agg_0.default")
+    again = StreamingQuery("agg", provider, query.root, location=str(restored))
+    query.add_input([*restart_rows("agg"), BOB_AGAIN])
+    out["restart"] = [[r["user"], r["cnt"], r["total"]] for r in again.run(spark)]
+    return out
+
+
+def main(args: dict[str, Any]) -> dict[str, Any]:
+    spark = sp.session(master="local[2]", **{"spark.sql.shuffle.partitions": "4",
+                                            "spark.ui.enabled": "false"})  # fmt: skip
+    spark.sparkContext.setLogLevel("ERROR")
+    out: dict[str, Any] = {"pyspark": pyspark.__version__, "spark": spark.version}
+    out["jar"] = Path(spark.conf.get("spark.driver.extraClassPath")).name
+    for provider in args["providers"]:
+        out[provider] = one_provider(spark, Path(args["root"]), provider)
+    spark.stop()
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))), flush=True)

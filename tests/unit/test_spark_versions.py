@@ -1,0 +1,73 @@
+"""One jar per Spark version the tool runs on, each up to date with its sources; the jar of a
+version is chosen by its minor; any other Spark is refused in one line. No JVM."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from spark_savepoint.catalog import jar
+from spark_savepoint.catalog.errors import SparkVersionUnsupported
+from tests.support import REPO_ROOT
+
+
+@pytest.mark.parametrize("minor", jar.SPARK_VERSIONS)
+def test_every_committed_jar_is_built_from_the_sources(minor: str) -> None:
+    stamp = jar.JVM_DIR / (jar.jar_name(minor) + ".sha256")
+    assert (jar.JVM_DIR / jar.jar_name(minor)).is_file()
+    assert stamp.read_text().strip() == jar.source_digest(minor), (
+        f"the jar of Spark {minor} is out of date: run `python -m tests.support.spark_jars`"
+    )
+
+
+def test_the_jar_is_chosen_by_the_spark_minor() -> None:
+    assert jar.jar_path("4.1.4") == jar.JVM_DIR / "spark-savepoint-4.1.jar"
+    assert jar.jar_path("4.2.1") == jar.JVM_DIR / "spark-savepoint-4.2.jar"
+    assert jar.jar_path("4.3.0") == jar.JVM_DIR / "spark-savepoint-4.3.jar"
+
+
+def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() -> None:
+    for minor in jar.SPARK_VERSIONS:
+        adapters = jar.adapter_sources(minor)
+        names = [source.name for source in adapters]
+        assert len(names) == len(set(names)), names  # one source per adapter
+        for source in adapters:
+            folder = source.relative_to(jar.ADAPTER_DIR).parts[0]
+            assert jar._version_key(jar.Path(folder)) <= jar._version_key(jar.Path(minor))
+            newer = [f for f in jar.ADAPTER_DIR.iterdir()
+                     if jar._version_key(jar.Path(folder)) < jar._version_key(f)
+                     <= jar._version_key(jar.Path(minor))]  # fmt: skip
+            assert not any((f / source.relative_to(jar.ADAPTER_DIR / folder)).exists()
+                           for f in newer)  # fmt: skip
+    chosen = {
+        minor: {
+            source.name: source.relative_to(jar.ADAPTER_DIR).parts[0]
+            for source in jar.adapter_sources(minor)
+        }
+        for minor in jar.SPARK_VERSIONS
+    }
+    assert chosen["4.1"]["HdfsStoreMapBase.java"] == "4.1"  # UnsafeRow values
+    assert chosen["4.3"]["HdfsStoreMapBase.java"] == "4.2"  # UnsafeRowWrapper, since 4.2
+    assert {names.keys() == chosen["4.1"].keys() for names in chosen.values()} == {True}
+
+
+@pytest.mark.parametrize("version", ["3.5.9", "4.0.5", "4.4.0"])
+def test_an_unsupported_spark_is_one_line(version: str) -> None:
+    with pytest.raises(SparkVersionUnsupported) as refused:
+        jar.jar_path(version)
+    assert str(refused.value) == (
+        f"[SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.1, 4.2 and 4.3, not on Spark"
+        f" {version}: run it with "
+        "pyspark 4.1.x to 4.3.x (it reads checkpoints that older Spark versions wrote there "
+        "too)."
+    )
+    assert refused.value.error_class == "SAVEPOINT_SPARK_VERSION"
+
+
+def test_the_pyspark_requirement_is_the_range_of_the_jars() -> None:
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    lower, upper = re.findall(r'"pyspark\[sql\]>=(\d+\.\d+)\.0,<(\d+\.\d+)"', pyproject)[0]
+    assert lower == jar.SPARK_VERSIONS[0]
+    newest = jar.SPARK_VERSIONS[-1].split(".")
+    assert upper == f"{newest[0]}.{int(newest[1]) + 1}"
