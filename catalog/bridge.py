@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -306,20 +305,6 @@ def driver_process(spark: SparkSession) -> tuple[str, int]:
     jvm = _jvm(spark)
     return (str(jvm.java.net.InetAddress.getLocalHost().getHostName()),
             int(jvm.java.lang.ProcessHandle.current().pid()))  # fmt: skip
-
-
-ListedFile = tuple[str, int, int]
-"""A file found by :func:`list_files`: (path relative to the folder listed, bytes, modification
-time in ms since the epoch)."""
-
-
-def list_files(spark: SparkSession, folder: str) -> list[ListedFile]:
-    """Every file under ``folder`` (recursively, any Hadoop file system), sorted by path; []
-    when ``folder`` does not exist. One JVM call (``FileListing``): a flat paged listing on
-    object stores and HDFS, a ``listStatus`` walk on the local disk, checksum sidecars hidden.
-    """
-    listed = json.loads(str(_entry(spark).listFiles(_jsession(spark), str(folder))))
-    return [(str(path), int(size), int(modified)) for path, size, modified in listed]
 
 
 def rewrite_state_with_spark(spark: SparkSession, checkpoint: str, batch: int) -> None:

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from spark_savepoint.catalog import bridge
+from spark_savepoint.sql_ext import procedures
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, attach
 from spark_savepoint.sql_ext.state_files import StateFiles
 
@@ -159,7 +159,7 @@ def inspect_checkpoint(
     warnings: list[str] = next((r.warnings for r in listed if r.warnings), [])
     # SELECT * and no ORDER BY: the local scan's rows are then collected without a Spark job
     logged = spark.sql(f"SELECT * FROM `{catalog}`.query.batches").collect()
-    files = StateFiles.of(bridge.list_files(spark, path.rstrip("/") + "/state"))
+    files = StateFiles.of(procedures.list_files(spark, path.rstrip("/") + "/state"))
     uids = {r.operator_id: r.uid for r in meta}
     last = max((b.batch_id for b in logged if b.committed), default=-1)
     batch_id = last if batch is None else batch

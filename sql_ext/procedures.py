@@ -77,3 +77,17 @@ def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) ->
     """
     with scratch_catalog(spark, path, like) as name:
         spark.sql(f"SHOW NAMESPACES IN `{name}`").collect()
+
+
+ListedFile = tuple[str, int, int]
+"""A file found by :func:`list_files`: (path relative to the folder listed, bytes, modification
+time in ms since the epoch)."""
+
+
+def list_files(spark: SparkSession, folder: str) -> list[ListedFile]:
+    """Every file under ``folder`` (recursively, any Hadoop file system), sorted by path; []
+    when ``folder`` does not exist. One call, ``CALL ...system.list_files()``: a flat paged
+    listing on object stores and HDFS, a ``listStatus`` walk on the local disk, checksum
+    sidecars hidden."""
+    rows = call_rows(spark, folder, "list_files")
+    return [(str(r.path), int(r.bytes), int(r.modified_ms)) for r in rows]

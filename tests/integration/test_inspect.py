@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint.catalog.bridge import list_files
 from spark_savepoint.sql_ext.cli import main
 from spark_savepoint.sql_ext.cli.report_html import render
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint
+from spark_savepoint.sql_ext.procedures import list_files
 from spark_savepoint.sql_ext.state_files import StateFiles
 from tests.support.streaming_queries import build
 
@@ -151,8 +151,8 @@ def test_the_command_prints_the_summary_and_writes_the_page(checkpoints, capsys,
 
 
 def test_listing_goes_through_hadoop_and_reads_odd_names(spark, checkpoints, tmp_path) -> None:
-    """One JVM call lists a folder with sizes and times, sorted, checksum sidecars hidden;
-    names with commas and semicolons come through as they are."""
+    """One call (CALL ...system.list_files()) lists a folder with sizes and times, sorted,
+    checksum sidecars hidden; names with commas and semicolons come through as they are."""
     ckpt = checkpoints[("join", "rocksdb")].checkpoint
     listed = list_files(spark, str(ckpt))
     assert [path for path, _, _ in listed] == sorted(path for path, _, _ in listed)

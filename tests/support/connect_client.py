@@ -96,6 +96,8 @@ def edit_reports(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
     batches = spark.sql("SELECT batch_id FROM savepoint.query.batches ORDER BY batch_id")
     out["batches_after_plans"] = [row[0] for row in batches.collect()]
     out["created"] = sp.create_savepoint(spark, args["empty"], like=args["agg"])
+    inspected = sp.inspect_checkpoint(spark, args["agg"], rows=False, catalog="insp")
+    out["inspected"] = [inspected.batch_id, [op.uid for op in inspected.operators]]
     return out
 
 

@@ -4,7 +4,8 @@ sqlglot, and this project installed without its dependencies (``pip install --no
 a user installs it beside the pyspark their cluster runs. Cached beside the matrix's virtualenvs
 and rebuilt when its requirements or the repository's folder change.
 
-    python -m tests.support.runtime_venvs [MINOR...]   # create them; print the interpreters
+    python -m tests.support.runtime_venvs [MINOR...]   # create them (default: every version but
+                                                       # the installed pyspark's); print them
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ def _create(folder: Path, version: str, packages: list[str], wanted: list[str]) 
     print(f"virtualenv ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
 
 
+def other_versions() -> list[str]:
+    """The Spark minors the tool runs on besides the installed pyspark's (which the whole suite
+    runs on in the project's own virtualenv)."""
+    import pyspark
+
+    return [minor for minor in SPARK_VERSIONS if minor != spark_minor(pyspark.__version__)]
+
+
 if __name__ == "__main__":
-    for minor in sys.argv[1:] or SPARK_VERSIONS:
+    for minor in sys.argv[1:] or other_versions():
         print(runtime_python(minor))

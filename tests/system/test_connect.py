@@ -102,6 +102,7 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     assert out["dry_run"] == [5, 1, ["[carol]: [1,3] -> (removed)"]]
     assert out["transaction_plan"] == [["agg_0.default", 1]]
     assert out["batches_after_plans"] == [0, 1, 2, 3, 4]  # neither committed anything
+    assert out["inspected"] == [4, ["agg_0"]]  # inspect lists the files through a procedure
     assert out["created"].startswith(f"Created empty savepoint '{root / 'empty'}' shaped like")
 
     # the decisive check: the real query restarted on the edited checkpoint

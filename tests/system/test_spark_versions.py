@@ -12,13 +12,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from pyspark import __version__ as installed
 
-from spark_savepoint.catalog.jar import SPARK_VERSIONS, jar_name, spark_minor
+from spark_savepoint.catalog.jar import jar_name
 from tests.support import REPO_ROOT
-from tests.support.runtime_venvs import pyspark_version, runtime_python
+from tests.support.runtime_venvs import other_versions, pyspark_version, runtime_python
 
-OTHERS = [minor for minor in SPARK_VERSIONS if minor != spark_minor(installed)]
+OTHERS = other_versions()
 
 
 def _run(minor: str, root: Path) -> dict:

@@ -3,7 +3,6 @@ package dev.sparksavepoint;
 import dev.sparksavepoint.actions.UpgradeApply;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
-import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.commit.ReadOnlyMode;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
@@ -26,8 +25,8 @@ import org.apache.spark.sql.classic.SparkSession;
  * The JVM entry points of the Python package, and only those: Python calls these static methods
  * (through py4j, with {@code spark._jsparkSession}) and names the classes below in Spark
  * settings, so the packages behind them can change without touching Python. Only what SQL
- * cannot carry is here: installing into a running session, listing files for inspection, and
- * what takes a streaming Dataset (upgrades); every action, report and transaction is a stored
+ * cannot carry is here: installing into a running session and what takes a streaming Dataset
+ * (upgrades); every action, report and transaction is a stored
  * procedure ({@code dev.sparksavepoint.procedures.Procedures}).
  */
 public final class PythonEntry {
@@ -61,14 +60,6 @@ public final class PythonEntry {
       PasswordFileAuthenticator.PASSWORD_FILE_PROPERTY;
 
   private PythonEntry() {}
-
-  /**
-   * Every file under {@code folder} (any Hadoop file system) as JSON
-   * {@code [[relative path, bytes, modification ms], ...]}, sorted; {@code []} when missing.
-   */
-  public static String listFiles(SparkSession spark, String folder) {
-    return FileListing.json(folder, spark.sessionState().newHadoopConf());
-  }
 
   /**
    * Installs the table functions, analyzer rules and query listeners into a session started

@@ -1,9 +1,6 @@
 package dev.sparksavepoint.checkpoint;
 
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,9 +14,8 @@ import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RemoteIterator;
 
 /**
- * Every file under a folder with its size and modification time, on any Hadoop file system,
- * as one JSON text: what {@code inspect} reads the state's layout from, without a call from
- * Python per file.
+ * Every file under a folder with its size and modification time, on any Hadoop file system, in
+ * one call: what {@code inspect} reads the state's layout from (the procedure {@code list_files}).
  *
  * <p>Object stores and HDFS are listed flat ({@code listFiles(folder, true)}: one paged
  * listing on S3). The local file system is walked with {@code listStatus}: its
@@ -28,33 +24,27 @@ import org.apache.hadoop.fs.RemoteIterator;
  * local file system hides them.
  */
 public final class FileListing {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   private FileListing() {}
 
+  /** One file: its path relative to the folder listed, its bytes, its modification time. */
+  public record Listed(String path, long bytes, long modifiedMs) {}
+
   /**
-   * {@code [[relative path, bytes, modification ms], ...]} of the files under {@code folder},
-   * sorted by path; {@code []} when it does not exist.
+   * The files under {@code folder}, sorted by path; none when it does not exist.
    *
-   * <pre>[["0/0/1.delta", 46, 1700000000123], ["0/0/2.delta", 52, 1700000001456]]</pre>
+   * <pre>[Listed[path=0/0/1.delta, bytes=46, modifiedMs=1700000000123], ...]</pre>
    */
-  public static String json(String folder, Configuration conf) {
+  public static List<Listed> files(String folder, Configuration conf) {
     try {
       Path root = new Path(folder);
       FileSystem fs = root.getFileSystem(conf);
-      StringWriter text = new StringWriter();
-      try (JsonGenerator out = JSON.getFactory().createGenerator(text)) {
-        out.writeStartArray();
-        if (fs.exists(root)) write(fs, root, out);
-        out.writeEndArray();
-      }
-      return text.toString();
+      return fs.exists(root) ? list(fs, root) : List.of();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot list " + folder, e);
     }
   }
 
-  private static void write(FileSystem fs, Path root, JsonGenerator out) throws IOException {
+  private static List<Listed> list(FileSystem fs, Path root) throws IOException {
     List<FileStatus> files = new ArrayList<>();
     if ("file".equals(fs.getUri().getScheme())) {
       walk(fs, root, files);
@@ -68,13 +58,12 @@ public final class FileListing {
       String path = fs.makeQualified(status.getPath()).toUri().getPath();
       byPath.put(path.startsWith(base) ? path.substring(base.length()) : path, status);
     }
+    List<Listed> out = new ArrayList<>();
     for (Map.Entry<String, FileStatus> file : byPath.entrySet()) {
-      out.writeStartArray();
-      out.writeString(file.getKey());
-      out.writeNumber(file.getValue().getLen());
-      out.writeNumber(file.getValue().getModificationTime());
-      out.writeEndArray();
+      FileStatus status = file.getValue();
+      out.add(new Listed(file.getKey(), status.getLen(), status.getModificationTime()));
     }
+    return out;
   }
 
   /** Adds every file under {@code dir} to {@code files}, one {@code listStatus} per folder. */

@@ -18,6 +18,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
  *   CALL savepoint.system.dispose_savepoint(['/savepoints/sp1']);
  *   CALL savepoint.system.create_savepoint('/ckpt/like');   -- the catalog's folder, empty
  *   CALL savepoint.system.recover([force]);
+ *   CALL savepoint.system.list_files(['state']);            -- path, bytes, modified_ms
  *   CALL savepoint.system.last_edit();                      -- this session's last edit
  *   CALL savepoint.system.last_dry_run();
  *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
@@ -38,6 +39,7 @@ public final class Procedures {
           Map.entry("dispose_savepoint", DisposeSavepointProcedure::new),
           Map.entry("create_savepoint", CreateSavepointProcedure::new),
           Map.entry("recover", RecoverProcedure::new),
+          Map.entry("list_files", ListFilesProcedure::new),
           Map.entry("last_edit", LastEditProcedure::new),
           Map.entry("last_dry_run", LastDryRunProcedure::new),
           Map.entry("begin_transaction", BeginTransactionProcedure::new),
