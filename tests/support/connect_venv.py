@@ -10,13 +10,11 @@ folder change. ``python -m tests.support.connect_venv`` creates it and prints it
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-from tests.compat.venvs import cache_dir, cached_python, mark_complete, new_venv
+from tests.compat.venvs import cache_dir, cached_python
 from tests.support import REPO_ROOT
+from tests.support.runtime_venvs import create_with_project
 
 CLIENT_VERSION = "4.2.0"
 """The newest ``pyspark-client`` released: an older client on the 4.3 server, the direction
@@ -40,19 +38,8 @@ def client_python() -> Path:
 
 
 def _create(folder: Path, wanted: list[str]) -> None:
-    started = time.monotonic()
-    print(f"creating the Spark Connect client virtualenv in {folder}", file=sys.stderr)
-    python = new_venv(folder)
-    pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, *REQUIREMENTS], check=True)
-    subprocess.run([*pip, "--no-deps", "-e", str(REPO_ROOT)], check=True)
-    check = "import pyspark, spark_savepoint; print(pyspark.__version__)"
-    found = subprocess.run([python, "-c", check], check=True, capture_output=True, text=True,
-                           cwd=folder)  # fmt: skip
-    if found.stdout.strip() != CLIENT_VERSION:
-        raise RuntimeError(f"{folder} has pyspark {found.stdout.strip()}, not {CLIENT_VERSION}")
-    mark_complete(folder, wanted)
-    print(f"client virtualenv ready in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    create_with_project(folder, list(REQUIREMENTS), wanted, CLIENT_VERSION,
+                        "of the Spark Connect client")  # fmt: skip
 
 
 if __name__ == "__main__":

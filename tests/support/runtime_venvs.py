@@ -40,9 +40,17 @@ def runtime_python(minor: str) -> Path:
 
 
 def _create(folder: Path, version: str, packages: list[str], wanted: list[str]) -> None:
+    create_with_project(folder, packages, wanted, version, f"running the tool on pyspark {version}")
+
+
+def create_with_project(
+    folder: Path, packages: list[str], wanted: list[str], version: str, what: str
+) -> None:
+    """Create the virtualenv ``folder`` (``what`` it is for) with ``packages``, then this project
+    without its dependencies; check it imports pyspark ``version`` and mark it complete with
+    ``wanted``."""
     started = time.monotonic()
-    print(f"creating the virtualenv running the tool on pyspark {version} in {folder}",
-          file=sys.stderr)  # fmt: skip
+    print(f"creating the virtualenv {what} in {folder}", file=sys.stderr)
     python = new_venv(folder)
     pip = [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     subprocess.run([*pip, *packages], check=True)
