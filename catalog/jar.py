@@ -35,7 +35,7 @@ SOURCE_DIR = JVM_DIR / "src"
 ADAPTER_DIR = JVM_DIR / "spark"
 TEST_DIR = JVM_DIR / "test"
 UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
-SPARK_VERSIONS = ("4.1", "4.2", "4.3")
+SPARK_VERSIONS = ("4.0", "4.1", "4.2", "4.3")
 """The Spark minor versions the tool runs on, oldest first: one jar each."""
 ERROR_CONDITIONS = Path(__file__).parent / "error-conditions.json"
 RESOURCES = {"dev/sparksavepoint/errors/error-conditions.json": ERROR_CONDITIONS}
@@ -98,8 +98,38 @@ def adapter_sources(minor: str) -> list[Path]:
 
 
 def sources(minor: str) -> list[Path]:
-    """Everything the jar of Spark ``minor`` is compiled from."""
+    """Everything the jar of Spark ``minor`` is compiled from (before :func:`relocations`)."""
     return [*_java_files(SOURCE_DIR), *adapter_sources(minor)]
+
+
+RELOCATIONS = "relocations.txt"
+"""In a version's folder of ``catalog/jvm/spark/``: packages Spark moved after that version, one
+``<name in the shared sources> <name in that version>`` prefix pair a line."""
+
+
+def relocations(minor: str) -> list[tuple[str, str]]:
+    """The package prefixes to rename in the sources for Spark ``minor``: those of its own
+    folder and of every newer one (a move made after a version was also made after every older
+    one), longest first.
+
+    >>> relocations("4.3")
+    []
+    """
+    pairs: list[tuple[str, str]] = []
+    for folder in ADAPTER_DIR.iterdir():
+        listed = folder / RELOCATIONS
+        if _version_key(folder) >= _version_key(Path(minor)) and listed.is_file():
+            for line in listed.read_text().splitlines():
+                if line.strip() and not line.startswith("#"):
+                    shared, older = line.split()
+                    pairs.append((shared, older))
+    return sorted(pairs, key=lambda pair: -len(pair[0]))
+
+
+def _relocated(text: str, pairs: list[tuple[str, str]]) -> str:
+    for shared, older in pairs:
+        text = text.replace(shared, older)
+    return text
 
 
 def all_sources() -> list[Path]:
@@ -113,6 +143,8 @@ def source_digest(minor: str) -> str:
     for source in sources(minor):
         digest.update(source.relative_to(JVM_DIR).as_posix().encode())
         digest.update(source.read_bytes())
+    for shared, older in relocations(minor):
+        digest.update(f"{shared} {older}\n".encode())
     for name, resource in RESOURCES.items():
         digest.update(name.encode())
         digest.update(resource.read_bytes())
@@ -198,7 +230,7 @@ def build(jar: Path, minor: str, spark_jars: Path) -> Path:
     into ``jar`` (atomic replace)."""
     with tempfile.TemporaryDirectory(prefix="spark-savepoint-javac-") as tmp:
         classes = Path(tmp, "classes")
-        _compile(sources(minor), f"{spark_jars}/*", classes)
+        _compile(_relocated_sources(minor, Path(tmp, "src")), f"{spark_jars}/*", classes)
         partial = Path(tmp, jar.name)
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
             archive.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\n\n")
@@ -209,6 +241,21 @@ def build(jar: Path, minor: str, spark_jars: Path) -> Path:
         shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
         os.replace(jar.with_suffix(".jar.tmp"), jar)
     return jar
+
+
+def _relocated_sources(minor: str, folder: Path) -> list[Path]:
+    """The sources of Spark ``minor``, copied under ``folder`` with its relocations applied
+    when it has any (else the sources themselves)."""
+    pairs = relocations(minor)
+    if not pairs:
+        return sources(minor)
+    copies = []
+    for source in sources(minor):
+        copy = folder / source.relative_to(JVM_DIR)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(_relocated(source.read_text(), pairs))
+        copies.append(copy)
+    return copies
 
 
 def build_tests(out_dir: Path) -> Path:

@@ -62,9 +62,25 @@ def call_rows(
     Raises:
         SavepointError: the action's own error (``TargetNotEmpty``, ``TransactionEnded``, ...).
     """
-    named = ", ".join(f"{name} => :{name}" for name in arguments)
+    named = ", ".join(f"{name} => {sql_literal(value)}" for name, value in arguments.items())
     with scratch_catalog(spark, folder) as name:
-        return spark.sql(f"CALL `{name}`.system.{procedure}({named})", args=arguments).collect()
+        return spark.sql(f"CALL `{name}`.system.{procedure}({named})").collect()
+
+
+def sql_literal(value: str | int | bool | None) -> str:
+    r"""``value`` as a Spark SQL literal. Procedures take literals, not parameter markers: Spark
+    4.0 refuses ``CALL ...(name => :name)`` ("args must be foldable").
+
+    >>> sql_literal("it's C:\\tmp"), sql_literal(8), sql_literal(True), sql_literal(None)
+    ("'it\\'s C:\\\\tmp'", '8', 'true', 'NULL')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def check_checkpoint(spark: SparkSession, path: str, like: str | None = None) -> None:

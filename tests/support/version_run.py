@@ -1,6 +1,7 @@
 """The tool on another Spark: run in the virtualenv of one of ``jar.SPARK_VERSIONS``
 (:mod:`tests.support.runtime_venvs`), it builds the tests' ``agg`` checkpoint with that Spark,
-reads it through the catalog, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
+reads it through the catalog (also as of an older batch), checks the unchanged query as an
+upgrade, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
 restores it onto 8 partitions and restarts the real query on the restored checkpoint, all with
 that same Spark; then prints what it saw as one JSON object (last line)::
 
@@ -20,7 +21,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import spark_savepoint as sp
-from tests.support.streaming_queries import StreamingQuery, build, restart_rows
+from tests.support.streaming_queries import StreamingQuery, build, query_for, restart_rows
 
 TABLE = "v.agg_0.default"
 BOB_AGAIN = {"event_id": 7, "user": "bob", "item": "pear", "amount": 5, "ts": "2024-01-01 10:09:00"}
@@ -43,11 +44,15 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     sp.attach(spark, str(query.checkpoint), "v")
     by_user = f"SELECT * FROM {TABLE} ORDER BY user"
     out: dict[str, Any] = {"before": rows(spark, by_user), "edits": []}
+    same = query_for("agg")(spark, query.input_dir)
+    report = sp.upgrade_check(spark, str(query.checkpoint), same, output_mode="update")
+    out["upgrade"] = [report.verdict, [op.action for op in report.operators]]
     for statement in EDITS:
         spark.sql(statement)
         report = sp.last_edit(spark)
         out["edits"].append(None if report is None else report.batch_id)
     out["after"] = rows(spark, by_user)
+    out["version_1"] = rows(spark, f"SELECT * FROM {TABLE} VERSION AS OF 1 ORDER BY user")
     savepoint, restored = root / provider / "savepoint", root / provider / "restored"
     manifest = sp.take_savepoint(spark, str(query.checkpoint), str(savepoint))
     out["taken"] = manifest["batch_id"]

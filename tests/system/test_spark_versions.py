@@ -1,7 +1,8 @@
 """The tool running on each Spark it supports besides the one of this suite: in a virtualenv
 with that pyspark and the project installed beside it (:mod:`tests.support.runtime_venvs`), it
-reads, edits with every statement, takes a savepoint, restores it onto another partition count
-and restarts the real query on the result, all with that Spark (tests/support/version_run.py).
+reads (also with time travel), checks an upgrade, edits with every statement, takes a savepoint,
+restores it onto another partition count and restarts the real query on the result, all with
+that Spark (tests/support/version_run.py).
 The full suite runs on the installed pyspark (4.3); this is the subset run on the others."""
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def test_the_tool_runs_on_spark(minor: str, tmp_path: Path) -> None:
     for provider in ("hdfs", "rocksdb"):
         seen = out[provider]
         assert seen["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+        assert seen["upgrade"] == ["compatible", ["keep"]]  # the query planned by that Spark
         assert seen["edits"] == [2, 3, 4, 5]  # INSERT, DELETE, UPDATE, MERGE: a batch each
+        assert seen["version_1"] == seen["before"]  # VERSION AS OF an older batch
         after = [["alice", 100, 1000], ["carol", 1, 4], ["dave", 10, 100]]
         assert seen["after"] == after and seen["restored"] == after and seen["taken"] == 5
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions

@@ -77,4 +77,4 @@ def test_the_check_sees_what_it_checks() -> None:
     """The parser finds known uses, so an empty offender list is not an empty scan."""
     uses = package_uses()
     assert "checkpoint" in uses["write"] and "errors" in uses["checkpoint"]
-    assert uses["errors"] == {"conf"} and uses["conf"] == set()
+    assert uses["errors"] == {"conf", "adapters"} and uses["conf"] == uses["adapters"] == set()

@@ -22,6 +22,7 @@ def test_every_committed_jar_is_built_from_the_sources(minor: str) -> None:
 
 
 def test_the_jar_is_chosen_by_the_spark_minor() -> None:
+    assert jar.jar_path("4.0.5") == jar.JVM_DIR / "spark-savepoint-4.0.jar"
     assert jar.jar_path("4.1.4") == jar.JVM_DIR / "spark-savepoint-4.1.jar"
     assert jar.jar_path("4.2.1") == jar.JVM_DIR / "spark-savepoint-4.2.jar"
     assert jar.jar_path("4.3.0") == jar.JVM_DIR / "spark-savepoint-4.3.jar"
@@ -47,19 +48,30 @@ def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() ->
         }
         for minor in jar.SPARK_VERSIONS
     }
-    assert chosen["4.1"]["HdfsStoreMapBase.java"] == "4.1"  # UnsafeRow values
+    assert chosen["4.1"]["HdfsStoreMapBase.java"] == "4.0"  # UnsafeRow values
     assert chosen["4.3"]["HdfsStoreMapBase.java"] == "4.2"  # UnsafeRowWrapper, since 4.2
-    assert {names.keys() == chosen["4.1"].keys() for names in chosen.values()} == {True}
+    assert chosen["4.0"]["ListWrites.java"] == "4.0" and chosen["4.3"]["ListWrites.java"] == "4.1"
+    assert {names.keys() == chosen["4.0"].keys() for names in chosen.values()} == {True}
 
 
-@pytest.mark.parametrize("version", ["3.5.9", "4.0.5", "4.4.0"])
+def test_package_moves_apply_to_the_versions_before_them() -> None:
+    moved = "org.apache.spark.sql.execution.streaming.runtime."
+    assert (moved, "org.apache.spark.sql.execution.streaming.") in jar.relocations("4.0")
+    assert jar.relocations("4.1") == jar.relocations("4.3") == []
+    text = f"import {moved}StreamExecution;"
+    assert jar._relocated(text, jar.relocations("4.0")) == (
+        "import org.apache.spark.sql.execution.streaming.StreamExecution;"
+    )
+
+
+@pytest.mark.parametrize("version", ["3.5.9", "3.4.4", "4.4.0"])
 def test_an_unsupported_spark_is_one_line(version: str) -> None:
     with pytest.raises(SparkVersionUnsupported) as refused:
         jar.jar_path(version)
     assert str(refused.value) == (
-        f"[SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.1, 4.2 and 4.3, not on Spark"
-        f" {version}: run it with "
-        "pyspark 4.1.x to 4.3.x (it reads checkpoints that older Spark versions wrote there "
+        f"[SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.0, 4.1, 4.2 and 4.3, not on"
+        f" Spark {version}: run it with "
+        "pyspark 4.0.x to 4.3.x (it reads checkpoints that older Spark versions wrote there "
         "too)."
     )
     assert refused.value.error_class == "SAVEPOINT_SPARK_VERSION"

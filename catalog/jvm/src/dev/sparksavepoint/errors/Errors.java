@@ -1,8 +1,8 @@
 package dev.sparksavepoint.errors;
 
+import dev.sparksavepoint.adapters.AnalysisExceptionBase;
 import dev.sparksavepoint.conf.Settings;
 import org.apache.spark.sql.AnalysisException;
-import scala.Option;
 import scala.collection.immutable.Map$;
 
 /**
@@ -54,13 +54,13 @@ public final class Errors {
    * with a query context by looking their class up in Spark's own error file, which fails for
    * SAVEPOINT_* classes.
    */
-  public static final class SavepointException extends AnalysisException {
+  public static final class SavepointException extends AnalysisExceptionBase {
     SavepointException(
         String errorClass,
         String sqlState,
         scala.collection.immutable.Map<String, String> parameters,
         String message) {
-      super(errorClass, sqlState, "<message>", parameters, Option.empty(), Option.apply(message));
+      super(errorClass, sqlState, parameters, message);
     }
 
     @Override
@@ -313,23 +313,6 @@ public final class Errors {
             + ". The first commit was at "
             + first
             + ".");
-  }
-
-  /**
-   * {@code what} needs Spark {@code version} or later, and this Spark is older (the tool runs on
-   * it, this feature does not).
-   */
-  public static RuntimeException needsNewerSpark(String what, String version) {
-    return analysis(
-        "SAVEPOINT_SPARK_VERSION",
-        what
-            + " needs Spark "
-            + version
-            + " or later; this is Spark "
-            + org.apache.spark.package$.MODULE$.SPARK_VERSION()
-            + ": run it with pyspark "
-            + version
-            + " or later (the checkpoint stays as it is; the query may keep its own Spark).");
   }
 
   /** DDL and other statements a catalog of state tables cannot do. */

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.sql;
 
+import dev.sparksavepoint.adapters.Relations;
 import dev.sparksavepoint.catalog.FlatStateTable;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,13 +74,10 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
             for (AttributeReference column : CollectionConverters.asJava(r.metadataOutput())) {
               if (referenced.contains(column) && !output.contains(column)) output.add(column);
             }
-            return r.copy(
+            return Relations.withTable(
+                r,
                 ((FlatStateTable) r.table()).forRowLevelCommands(),
-                CollectionConverters.asScala(output).toSeq(),
-                r.catalog(),
-                r.identifier(),
-                r.options(),
-                r.timeTravelSpec());
+                CollectionConverters.asScala(output).toSeq());
           }
         });
   }

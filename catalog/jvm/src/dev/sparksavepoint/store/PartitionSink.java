@@ -1,5 +1,6 @@
 package dev.sparksavepoint.store;
 
+import dev.sparksavepoint.adapters.ListWrites;
 import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
@@ -35,13 +36,12 @@ interface PartitionSink {
 
       @Override
       public void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
-        if (values.size() == 1) store.merge(key, values.get(0), cf);
-        else store.mergeList(key, values.toArray(new UnsafeRow[0]), cf);
+        ListWrites.append(store, key, values, cf);
       }
 
       @Override
       public void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
-        store.putList(key, values.toArray(new UnsafeRow[0]), cf);
+        ListWrites.replace(store, key, values, cf);
       }
 
       @Override

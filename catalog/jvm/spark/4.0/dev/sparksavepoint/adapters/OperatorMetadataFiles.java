@@ -12,7 +12,7 @@ import scala.Option;
 
 /**
  * An operator's metadata files ({@code state/<op>/_metadata}), read by Spark's reader: Spark
- * 4.1, whose metadata interface does not list the stores.
+ * 4.0 and 4.1, whose metadata interface does not list the stores.
  */
 public final class OperatorMetadataFiles {
   private OperatorMetadataFiles() {}

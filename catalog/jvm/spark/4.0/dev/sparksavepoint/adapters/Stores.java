@@ -1,6 +1,5 @@
 package dev.sparksavepoint.adapters;
 
-import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.hadoop.conf.Configuration;
@@ -17,8 +16,9 @@ import scala.collection.Iterator;
 import scala.runtime.BoxedUnit;
 
 /**
- * Opening a store to write and scanning list families: Spark 4.1, whose providers cannot load
- * "no state" at a version and whose stores list a list family's keys, not each value.
+ * Opening a store to write and scanning list families: Spark 4.0 and 4.1, whose providers
+ * cannot load "no state" at a version and whose stores list a list family's keys, not each
+ * value.
  */
 public final class Stores {
   private Stores() {}
@@ -26,12 +26,12 @@ public final class Stores {
   /**
    * The store of {@code provider} at {@code version} (v2 checkpoint id {@code uniqueId}, or
    * null) to write version+1; {@code fromNoState}: start from no state, in a folder of its own
-   * (a full image's staging folder). Spark 4.1's providers load no "no state" at a version, so
+   * (a full image's staging folder). Their providers load no "no state" at a version, so
    * an empty version is made first: the empty store of version 0 committed as version 1, its
    * {@code 1.zip} named {@code <version>.zip}, then loaded.
    *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_SPARK_VERSION for {@code
-   *     fromNoState} in a checkpoint of format v2 (its files carry unique ids)
+   * @throws UnsupportedOperationException SAVEPOINT_SPARK_VERSION for {@code fromNoState} in
+   *     a checkpoint of format v2 (its files carry unique ids)
    */
   public static StateStore writable(
       StateStoreProvider provider,
@@ -46,10 +46,12 @@ public final class Stores {
         FileSystem fs = folder.getFileSystem(hadoopConf);
         Path empty = new Path(folder, "1.zip");
         if (!fs.exists(empty)) {
-          throw Errors.needsNewerSpark(
-              "writing a RocksDB store's whole state in a checkpoint of format v2 (INSERT"
-                  + " OVERWRITE, a savepoint, a restore)",
-              "4.2");
+          throw new UnsupportedOperationException(
+              "[SAVEPOINT_SPARK_VERSION] writing a RocksDB store's whole state (INSERT"
+                  + " OVERWRITE, a savepoint, a restore) in a checkpoint of format v2 needs"
+                  + " Spark 4.2 or later; this is Spark "
+                  + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+                  + ": run it with pyspark 4.2 or later (the checkpoint stays as it is).");
         }
         fs.rename(empty, new Path(folder, version + ".zip"));
       } catch (IOException e) {
