@@ -1,6 +1,7 @@
 """A ``spark-savepoint`` server command (``connect``, ``thriftserver``) run as a subprocess on a
 free loopback port, ready once it printed its Ctrl-C line, stopped with SIGTERM (``env``: extra
-environment variables, e.g. ``HOME`` for where ``connect`` writes its token)."""
+environment variables, e.g. ``HOME`` for where ``connect`` writes its token; ``python``: the
+interpreter of another virtualenv, to serve with its Spark)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,18 @@ class ServerProcess:
     """``spark-savepoint <args> --port <free port>``, its stdout lines, stderr in ``log``."""
 
     def __init__(
-        self, args: list[str], log: Path, timeout: float = 600, env: dict[str, str] | None = None
+        self,
+        args: list[str],
+        log: Path,
+        timeout: float = 600,
+        env: dict[str, str] | None = None,
+        python: Path | None = None,
     ) -> None:
         self.port = free_port()
         self.log = log
-        env = {**os.environ, "PYSPARK_PYTHON": sys.executable, **(env or {})}
-        command = [sys.executable, "-m", "spark_savepoint", *args, "--port", str(self.port)]
+        interpreter = str(python or sys.executable)  # another virtualenv's: another Spark
+        env = {**os.environ, "PYSPARK_PYTHON": interpreter, **(env or {})}
+        command = [interpreter, "-m", "spark_savepoint", *args, "--port", str(self.port)]
         self.process = subprocess.Popen(command, cwd=log.parent, env=env, stdout=subprocess.PIPE,
                                         stderr=log.open("w"), text=True)  # fmt: skip
         self.lines: list[str] = []

@@ -17,6 +17,7 @@ import pytest
 from spark_savepoint.catalog.jar import jar_name
 from tests.support import REPO_ROOT
 from tests.support.runtime_venvs import other_versions, pyspark_version, runtime_python
+from tests.support.server_process import ServerProcess
 
 OTHERS = other_versions()
 
@@ -32,10 +33,17 @@ def _run(minor: str, root: Path) -> dict:
     return json.loads(result.stdout.splitlines()[-1])
 
 
+@pytest.fixture(scope="module", params=OTHERS)
+def version_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """The Spark minor, what tests/support/version_run.py saw on it, and its folder."""
+    minor = request.param
+    root = tmp_path_factory.mktemp(f"spark-{minor}")
+    return minor, _run(minor, root), root
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("minor", OTHERS)
-def test_the_tool_runs_on_spark(minor: str, tmp_path: Path) -> None:
-    out = _run(minor, tmp_path)
+def test_the_tool_runs_on_spark(version_run) -> None:
+    minor, out, _ = version_run
     assert (out["pyspark"], out["spark"]) == (pyspark_version(minor),) * 2
     assert out["jar"] == jar_name(minor)  # the jar built against that Spark's own jars
     for provider in ("hdfs", "rocksdb"):
@@ -49,6 +57,33 @@ def test_the_tool_runs_on_spark(minor: str, tmp_path: Path) -> None:
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions
         # the decisive check: the query, restarted on the restored savepoint by that Spark
         assert seen["restart"] == [["alice", 102, 1008], ["bob", 1, 5], ["dave", 11, 108]]
+
+
+@pytest.mark.slow
+def test_the_thrift_server_runs_on_spark(version_run) -> None:
+    """``spark-savepoint thriftserver`` on that Spark serves the restored checkpoint to PyHive
+    (this suite's client), behind its password, and refuses writes in one line."""
+    from pyhive import hive
+
+    minor, _, root = version_run
+    password_file = root / "password"
+    password_file.write_text("analyst:s3cret\n")
+    password_file.chmod(0o600)
+    args = ["thriftserver", str(root / "hdfs" / "restored"), "--password-file",
+            str(password_file), "--master", "local[1]"]  # fmt: skip
+    server = ServerProcess(args, root / "thrift.log", python=runtime_python(minor))
+    try:
+        connection = hive.connect(host="127.0.0.1", port=server.port, username="analyst",
+                                  password="s3cret", auth="CUSTOM")  # fmt: skip
+        cursor = connection.cursor()
+        cursor.execute("SELECT user, cnt, total FROM savepoint_agg_0.default ORDER BY user")
+        assert [list(row) for row in cursor.fetchall()] == [
+            ["alice", 102, 1008], ["bob", 1, 5], ["carol", 1, 4], ["dave", 11, 108]]  # fmt: skip
+        with pytest.raises(Exception, match=r"SAVEPOINT_READ_ONLY"):
+            cursor.execute("DELETE FROM savepoint.agg_0.default WHERE user = 'bob'")
+        connection.close()
+    finally:
+        assert server.stop() == 0, server.log.read_text()[-3000:]
 
 
 @pytest.mark.slow
