@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog import bridge, jar
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext import cli
 from spark_savepoint.sql_ext.cli import build_parser, main
@@ -277,3 +277,14 @@ def test_every_command_group_registers_through_one_add() -> None:
     (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(commands.choices) == ["sql", "conf", "create", "recover", "offsets", "savepoint",
                                       "upgrade", "inspect", "thriftserver", "connect"]  # fmt: skip
+
+
+def test_conf_prints_the_jar_of_the_spark_version_asked_for(capsys) -> None:
+    assert main(["conf", "hdfs://nn:8020/ckpt", "--spark-version", "4.1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert f"--conf spark.jars={jar.JVM_DIR / 'spark-savepoint-4.1.jar'}" in lines
+    assert _refusal(capsys, ["conf", "hdfs://nn:8020/ckpt", "--spark-version", "3.5"]) == [
+        "spark-savepoint: [SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.0, 4.1, 4.2"
+        " and 4.3, not on Spark 3.5: run it with pyspark 4.0.x to 4.3.x (it reads checkpoints"
+        " that older Spark versions wrote there too)."
+    ]
