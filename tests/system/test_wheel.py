@@ -39,3 +39,19 @@ def test_the_wheel_installs_one_import_root(tmp_path: Path) -> None:
     assert any(name.endswith("spark/4.2/dev/sparksavepoint/adapters/HdfsStoreMapBase.java")
                for name in names)  # fmt: skip
     assert not [name for name in names if "/jvm/test/" in name]
+    # an installed copy has all its jars' stamps cover (relocations too): its jars are current
+    installed = tmp_path / "installed"
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(installed)
+    check = (
+        "from spark_savepoint.catalog import jar\n"
+        "for minor in jar.SPARK_VERSIONS:\n"
+        "    stamp = jar.JVM_DIR / (jar.jar_name(minor) + '.sha256')\n"
+        "    print(minor, stamp.read_text().strip() == jar.source_digest(minor))\n"
+    )
+    current = subprocess.run([sys.executable, "-c", check], cwd=installed, text=True,
+                             capture_output=True, env={"PYTHONPATH": str(installed)},
+                             timeout=120)  # fmt: skip
+    assert current.stdout.split() == [word for m in SPARK_VERSIONS for word in (m, "True")], (
+        current.stderr[-2000:]
+    )
