@@ -12,6 +12,7 @@ Spark Connect; SQL, Thrift and Connect clients call them directly::
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,9 @@ if TYPE_CHECKING:
     from pyspark.sql import Row, SparkSession
 
 SCRATCH_CATALOG = "spark_savepoint_scratch"
-"""The catalog name a call points at a folder for one statement (checks, CALL)."""
+"""The prefix of the catalog names a call points at a folder for one statement (checks, CALL):
+one name per thread, so that calls of two threads on one session never see each other's folder
+(the catalog reads its folder from the session's settings when it runs)."""
 
 
 @contextmanager
@@ -32,13 +35,14 @@ def scratch_catalog(
     """A catalog on ``path`` (None: on no folder, for the session's procedures) for the
     statements of the block (its name); errors inside come out as :class:`SavepointError`
     subclasses. Its path is unset afterwards."""
-    prefix = f"spark.sql.catalog.{SCRATCH_CATALOG}"
+    name = f"{SCRATCH_CATALOG}_{threading.get_ident()}"
+    prefix = f"spark.sql.catalog.{name}"
     with bridge.savepoint_errors():
         spark.conf.set(prefix, bridge.CATALOG_CLASS)
         spark.conf.set(f"{prefix}.path", "" if path is None else str(path))
         spark.conf.set(f"{prefix}.like", like or "")
         try:
-            yield SCRATCH_CATALOG
+            yield name
         finally:
             spark.conf.unset(f"{prefix}.path")
             spark.conf.unset(f"{prefix}.like")

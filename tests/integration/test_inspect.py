@@ -8,6 +8,7 @@ import json
 import os
 import re
 import statistics
+import threading
 import zipfile
 from collections import Counter
 from datetime import datetime
@@ -89,8 +90,9 @@ def test_bytes_and_batches_match_the_files(inspected, checkpoints, case) -> None
     assert {b.batch_id: b.written.get(op.uid, 0) for b in inspection.batches} == dict(written)
     commits = sorted(int(p.name) for p in (ckpt / "commits").iterdir() if p.name.isdigit())
     assert inspection.committed == commits and inspection.batch_id == commits[-1]
-    last = (ckpt / "commits" / str(commits[-1])).stat().st_mtime
-    expected = datetime.fromtimestamp(last).isoformat(sep=" ", timespec="milliseconds")
+    # Hadoop gives whole milliseconds, cut down from the file's nanoseconds, never rounded up
+    last_ms = (ckpt / "commits" / str(commits[-1])).stat().st_mtime_ns // 1_000_000
+    expected = datetime.fromtimestamp(last_ms / 1000).isoformat(sep=" ", timespec="milliseconds")
     assert inspection.last_commit == expected
     assert inspection.provider == case[1] and op.partitions == 4
 
@@ -187,3 +189,24 @@ def test_rocksdb_shared_files_count_with_the_zip_that_lists_them(spark, tmp_path
     assert shared == truth and len(truth) >= 2
     total = sum(f.size for f in files.files if f.version is not None or f.kind == "shared")
     assert sum(sum(ops.values()) for ops in files.written_by_batch().values()) == total
+
+
+def test_calls_of_two_threads_on_one_session_keep_their_own_folders(spark, tmp_path) -> None:
+    """Each thread's calls point a scratch catalog of its own at their folder: two threads
+    listing two folders at once through one session never get the other's files."""
+    folders = {name: tmp_path / name for name in ("left", "right")}
+    for name, folder in folders.items():
+        folder.mkdir()
+        (folder / f"{name}.delta").write_text(name)
+    seen: dict[str, set[str]] = {name: set() for name in folders}
+
+    def list_many(name: str) -> None:
+        for _ in range(15):
+            seen[name].update(path for path, _, _ in list_files(spark, str(folders[name])))
+
+    threads = [threading.Thread(target=list_many, args=(name,)) for name in folders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == {"left": {"left.delta"}, "right": {"right.delta"}}
