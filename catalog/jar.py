@@ -83,16 +83,16 @@ def _java_files(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.java"))
 
 
-def _version_key(folder: Path) -> tuple[int, ...]:
-    return tuple(int(part) for part in folder.name.split("."))
+def _version_key(minor: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in minor.split("."))
 
 
 def adapter_sources(minor: str) -> list[Path]:
     """The adapters of Spark ``minor``: for each, the source in the newest folder of
     ``catalog/jvm/spark/`` at or below the version."""
     chosen: dict[Path, Path] = {}
-    for folder in sorted(ADAPTER_DIR.iterdir(), key=_version_key):
-        if _version_key(folder) <= _version_key(Path(minor)):
+    for folder in sorted(ADAPTER_DIR.iterdir(), key=lambda f: _version_key(f.name)):
+        if _version_key(folder.name) <= _version_key(minor):
             chosen.update({source.relative_to(folder): source for source in _java_files(folder)})
     return [chosen[name] for name in sorted(chosen)]
 
@@ -118,7 +118,7 @@ def relocations(minor: str) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = []
     for folder in ADAPTER_DIR.iterdir():
         listed = folder / RELOCATIONS
-        if _version_key(folder) >= _version_key(Path(minor)) and listed.is_file():
+        if _version_key(folder.name) >= _version_key(minor) and listed.is_file():
             for line in listed.read_text().splitlines():
                 if line.strip() and not line.startswith("#"):
                     shared, older = line.split()

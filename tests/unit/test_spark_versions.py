@@ -35,10 +35,10 @@ def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() ->
         assert len(names) == len(set(names)), names  # one source per adapter
         for source in adapters:
             folder = source.relative_to(jar.ADAPTER_DIR).parts[0]
-            assert jar._version_key(jar.Path(folder)) <= jar._version_key(jar.Path(minor))
+            assert jar._version_key(folder) <= jar._version_key(minor)
             newer = [f for f in jar.ADAPTER_DIR.iterdir()
-                     if jar._version_key(jar.Path(folder)) < jar._version_key(f)
-                     <= jar._version_key(jar.Path(minor))]  # fmt: skip
+                     if jar._version_key(folder) < jar._version_key(f.name)
+                     <= jar._version_key(minor)]  # fmt: skip
             assert not any((f / source.relative_to(jar.ADAPTER_DIR / folder)).exists()
                            for f in newer)  # fmt: skip
     chosen = {

@@ -19,8 +19,9 @@
  *       SQLSTATE (4.0's constructors take none).
  *   <li>{@code Relations}: a table's relation rebuilt for row-level commands (time travel in
  *       the relation since 4.1).
- *   <li>{@code ReaderSettings}: what Spark's state reader needs set outside a query (before 4.3
- *       it reports loaded snapshots to a coordinator that only a query has).
+ *   <li>{@code ReaderSettings}: whether Spark's state reader must be kept from reporting to a
+ *       coordinator outside a query (before 4.3 it reports loaded snapshots to one that only a
+ *       query has).
  * </ul>
  *
  * <p>Where Spark only moved classes to other packages (4.1 split {@code

@@ -3,6 +3,7 @@ package dev.sparksavepoint.read;
 import dev.sparksavepoint.adapters.ReaderSettings;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.MovedSchemaFiles;
+import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.conf.Settings;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -27,7 +28,9 @@ import org.apache.spark.sql.classic.SparkSession;
  *       {@link RelocatedSchemaFs} as the file system of the recorded paths' scheme. The reader
  *       builds its Hadoop conf from the active session, so the setting reaches it (and its
  *       tasks: every other path goes to the scheme's own file system).
- *   <li>What this Spark's reader needs outside a streaming query ({@link ReaderSettings}).
+ *   <li>Where this Spark's reader needs it outside a streaming query ({@link ReaderSettings}):
+ *       the settings that keep providers from reporting to a coordinator ({@link
+ *       StoreProviders#WITHOUT_COORDINATOR}).
  * </ul>
  */
 final class ReaderSession {
@@ -55,13 +58,14 @@ final class ReaderSession {
     String current =
         spark.sessionState().conf().getConfString(CheckpointLog.FORMAT_VERSION_CONF, "1");
     if (!current.equals(wanted)) settings.put(CheckpointLog.FORMAT_VERSION_CONF, wanted);
-    ReaderSettings.needed()
-        .forEach(
-            (name, value) -> {
-              if (!value.equals(spark.sessionState().conf().getConfString(name, null))) {
-                settings.put(name, value);
-              }
-            });
+    if (ReaderSettings.withoutCoordinator()) {
+      StoreProviders.WITHOUT_COORDINATOR.forEach(
+          (name, value) -> {
+            if (!value.equals(spark.sessionState().conf().getConfString(name, null))) {
+              settings.put(name, value);
+            }
+          });
+    }
     MovedSchemaFiles.Relocation moved = relocation(spark, options);
     if (moved != null) {
       Configuration hadoop = spark.sessionState().newHadoopConf();

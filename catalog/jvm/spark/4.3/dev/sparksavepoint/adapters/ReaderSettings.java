@@ -1,16 +1,14 @@
 package dev.sparksavepoint.adapters;
 
-import java.util.Map;
-
 /**
- * Session settings Spark's state data source needs to read outside a streaming query: none on
- * Spark 4.3 and later.
+ * Whether Spark's state data source must be kept from reporting to a {@code
+ * StateStoreCoordinator} to read outside a streaming query: no on Spark 4.3 and later.
  */
 public final class ReaderSettings {
   private ReaderSettings() {}
 
-  /** The settings, by name. */
-  public static Map<String, String> needed() {
-    return Map.of();
+  /** True when reads need the settings that keep providers from reporting to a coordinator. */
+  public static boolean withoutCoordinator() {
+    return false;
   }
 }
