@@ -23,12 +23,13 @@ from spark_savepoint.catalog.errors import (
     ConnectUnsupported,
     JvmPieceMissing,
     SavepointError,
+    SparkVersionUnsupported,
     from_message,
 )
 from spark_savepoint.catalog.jar import jar_path
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 # Class names Spark loads by configuration (set before the JVM starts, so spelled out here;
 # tests/integration check them against PythonEntry's constants).
@@ -209,6 +210,29 @@ def upgrade_apply(
                 list(maps), bool(allow_drop),
             )
         )  # fmt: skip
+
+
+def call_procedure(
+    spark: SparkSession, catalog: str, procedure: str, literals: dict[str, str]
+) -> DataFrame:
+    """The rows of procedure ``procedure`` of catalog ``catalog`` called with ``literals`` (SQL
+    literals by parameter name), as ``CALL`` gives them on Spark 4.0+: for Spark 3.5, which has
+    no ``CALL`` (a classic session only: over Spark Connect it needs Spark 4.0).
+
+    Raises:
+        SparkVersionUnsupported: a Spark Connect session of Spark 3.5.
+    """
+    from pyspark.sql import DataFrame
+
+    if is_remote(spark):
+        raise SparkVersionUnsupported(
+            f"calling the procedure {procedure} over Spark Connect needs Spark 4.0 or later (its "
+            f"CALL statement); this server runs Spark {spark.version}: run it in a classic "
+            "session (spark_savepoint.session()) on the driver's machine."
+        )
+    with savepoint_errors():
+        jdf = _entry(spark).callProcedure(_jsession(spark), catalog, procedure, literals)
+        return DataFrame(jdf, spark)
 
 
 def exempt_from_read_only(spark: SparkSession) -> None:

@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
 import zipfile
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 import pyspark
 
@@ -35,7 +37,7 @@ SOURCE_DIR = JVM_DIR / "src"
 ADAPTER_DIR = JVM_DIR / "spark"
 TEST_DIR = JVM_DIR / "test"
 UNIT_TEST_RUNNER = "dev.sparksavepoint.testing.UnitTests"
-SPARK_VERSIONS = ("4.0", "4.1", "4.2", "4.3")
+SPARK_VERSIONS = ("3.5", "4.0", "4.1", "4.2", "4.3")
 """The Spark minor versions the tool runs on, oldest first: one jar each."""
 ERROR_CONDITIONS = Path(__file__).parent / "error-conditions.json"
 RESOURCES = {"dev/sparksavepoint/errors/error-conditions.json": ERROR_CONDITIONS}
@@ -89,12 +91,34 @@ def _version_key(minor: str) -> tuple[int, ...]:
 
 def adapter_sources(minor: str) -> list[Path]:
     """The adapters of Spark ``minor``: for each, the source in the newest folder of
-    ``catalog/jvm/spark/`` at or below the version."""
+    ``catalog/jvm/spark/`` at or below the version. A folder's stand-ins (the packages its
+    ``relocations.txt`` points the shared sources into, e.g. ``adapters.state`` of 3.5) are
+    only for the versions those relocations apply to: that one and older."""
     chosen: dict[Path, Path] = {}
     for folder in sorted(ADAPTER_DIR.iterdir(), key=lambda f: _version_key(f.name)):
-        if _version_key(folder.name) <= _version_key(minor):
-            chosen.update({source.relative_to(folder): source for source in _java_files(folder)})
+        if _version_key(folder.name) > _version_key(minor):
+            continue
+        newer = _version_key(folder.name) < _version_key(minor)
+        stand_ins = _stand_in_packages(folder) if newer else set()
+        for source in _java_files(folder):
+            name = source.relative_to(folder)
+            if name.parent.as_posix().replace("/", ".") not in stand_ins:
+                chosen[name] = source
     return [chosen[name] for name in sorted(chosen)]
+
+
+def _stand_in_packages(folder: Path) -> set[str]:
+    """The packages of the tool's own classes that ``folder``'s relocations rename names to."""
+    listed = folder / RELOCATIONS
+    if not listed.is_file():
+        return set()
+    packages = set()
+    for line in listed.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            older = line.split()[1]
+            if older.startswith("dev.sparksavepoint."):
+                packages.add(older.rstrip(".") if older.endswith(".") else older.rsplit(".", 1)[0])
+    return packages
 
 
 def sources(minor: str) -> list[Path]:
@@ -103,32 +127,51 @@ def sources(minor: str) -> list[Path]:
 
 
 RELOCATIONS = "relocations.txt"
-"""In a version's folder of ``catalog/jvm/spark/``: packages Spark moved after that version, one
-``<name in the shared sources> <name in that version>`` prefix pair a line."""
+"""In a version's folder of ``catalog/jvm/spark/``: what Spark moved or renamed after that
+version, one ``<name in the shared sources> <name for that version>`` pair a line: a package
+prefix (ending in ``.``), or a class (renamed as a whole name only) that the folder's own
+adapters stand in for: those adapters name Spark's real class, so its line is not applied to
+them."""
 
 
-def relocations(minor: str) -> list[tuple[str, str]]:
-    """The package prefixes to rename in the sources for Spark ``minor``: those of its own
-    folder and of every newer one (a move made after a version was also made after every older
-    one), longest first.
+class Relocation(NamedTuple):
+    """One line of a ``relocations.txt``: rename ``shared`` to ``older``."""
+
+    shared: str
+    older: str
+    folder: Path
+    """The version folder that lists it."""
+
+    def applies_to(self, source: Path) -> bool:
+        """Whether ``source`` gets it: all but a class line's own folder's adapters do."""
+        return self.shared.endswith(".") or not source.is_relative_to(self.folder)
+
+
+def relocations(minor: str) -> list[Relocation]:
+    """The names to rename in the sources for Spark ``minor``: those of its own folder and of
+    every newer one (a move made after a version was also made after every older one),
+    longest first.
 
     >>> relocations("4.3")
     []
     """
-    pairs: list[tuple[str, str]] = []
+    pairs: list[Relocation] = []
     for folder in ADAPTER_DIR.iterdir():
         listed = folder / RELOCATIONS
         if _version_key(folder.name) >= _version_key(minor) and listed.is_file():
             for line in listed.read_text().splitlines():
                 if line.strip() and not line.startswith("#"):
                     shared, older = line.split()
-                    pairs.append((shared, older))
-    return sorted(pairs, key=lambda pair: -len(pair[0]))
+                    pairs.append(Relocation(shared, older, folder))
+    return sorted(pairs, key=lambda pair: (-len(pair.shared), pair.shared))
 
 
-def _relocated(text: str, pairs: list[tuple[str, str]]) -> str:
-    for shared, older in pairs:
-        text = text.replace(shared, older)
+def _relocated(text: str, pairs: list[Relocation]) -> str:
+    """``text`` with each pair's name renamed: a package prefix wherever it starts a name, a
+    class only as a whole name (``StateStore`` is not ``StateStoreId``)."""
+    for pair in pairs:
+        whole = "" if pair.shared.endswith(".") else r"(?![\w$])"
+        text = re.sub(re.escape(pair.shared) + whole, pair.older.replace("\\", "\\\\"), text)
     return text
 
 
@@ -143,8 +186,8 @@ def source_digest(minor: str) -> str:
     for source in sources(minor):
         digest.update(source.relative_to(JVM_DIR).as_posix().encode())
         digest.update(source.read_bytes())
-    for shared, older in relocations(minor):
-        digest.update(f"{shared} {older}\n".encode())
+    for pair in relocations(minor):
+        digest.update(f"{pair.shared} {pair.older}\n".encode())
     for name, resource in RESOURCES.items():
         digest.update(name.encode())
         digest.update(resource.read_bytes())
@@ -253,7 +296,8 @@ def _relocated_sources(minor: str, folder: Path) -> list[Path]:
     for source in sources(minor):
         copy = folder / source.relative_to(JVM_DIR)
         copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.write_text(_relocated(source.read_text(), pairs))
+        applied = [pair for pair in pairs if pair.applies_to(source)]
+        copy.write_text(_relocated(source.read_text(), applied))
         copies.append(copy)
     return copies
 

@@ -66,9 +66,18 @@ def call_rows(
     Raises:
         SavepointError: the action's own error (``TargetNotEmpty``, ``TransactionEnded``, ...).
     """
-    named = ", ".join(f"{name} => {sql_literal(value)}" for name, value in arguments.items())
+    literals = {name: sql_literal(value) for name, value in arguments.items()}
+    named = ", ".join(f"{name} => {literal}" for name, literal in literals.items())
     with scratch_catalog(spark, folder) as name:
+        if not has_call(spark):
+            return bridge.call_procedure(spark, name, procedure, literals).collect()
         return spark.sql(f"CALL `{name}`.system.{procedure}({named})").collect()
+
+
+def has_call(spark: SparkSession) -> bool:
+    """Whether the session's SQL has ``CALL`` (stored procedures came with Spark 4.0); without
+    it the procedures are called through the JVM bridge (a classic session only)."""
+    return int(spark.version.split(".")[0]) >= 4
 
 
 def sql_literal(value: str | int | bool | None) -> str:

@@ -7,9 +7,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import pyspark
 from pyspark.sql.functions import udtf
 from pyspark.sql.types import StructField, StructType
-from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn
+
+from spark_savepoint.catalog.errors import SparkVersionUnsupported
+
+try:  # Spark 4.0+: a UDTF's analyze() partitions and orders its table argument
+    from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn
+except ImportError:  # Spark 3.5
+    AnalyzeArgument = AnalyzeResult = OrderingColumn = PartitioningColumn = None
 
 KeyState = Callable[[tuple, Any], Iterator[tuple]]
 """``(key, frame) -> state rows``: the state columns (after the key) of one key's history."""
@@ -28,6 +35,13 @@ def per_key_udtf(
     The history must have the ``key`` and ``order_by`` columns; otherwise the function fails
     with ``SAVEPOINT_BOOTSTRAP_COLUMNS`` naming them.
     """
+    if AnalyzeResult is None:
+        raise SparkVersionUnsupported(
+            f"the bootstrap table function {name} needs Spark 4.0 or "
+            f"later (a Python UDTF that partitions its table argument); this is pyspark "
+            f"{pyspark.__version__}: run it with pyspark 4.0 or later, or write the state rows "
+            "with INSERT ... SELECT."
+        )
     key_columns, order_columns, state_fields = list(key), list(order_by), list(fields)
 
     class PerKeyHistory:

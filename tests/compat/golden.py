@@ -115,6 +115,14 @@ def goldens(version: str | None = None) -> list[Golden]:
     return found
 
 
+def reference_state(golden: Golden) -> dict[str, dict]:
+    """Table -> what Spark itself read: the writing version's, or 4.0's for 3.5 checkpoints."""
+    if "state" in golden.expected:
+        return golden.expected["state"]
+    newer = [g for g in goldens() if g.case == golden.case and "state" in g.expected]
+    return newer[0].expected["state"]
+
+
 def flat_values(row: dict[str, Any]) -> tuple:
     """A state row as the tuple of its flat column values: ``key``/``value`` structs and
     flattened collection cells (``user_map_key``, ...) spread into their fields, as is the

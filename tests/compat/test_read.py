@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint import attach
-from tests.compat.golden import Golden, as_compared, goldens
+from tests.compat.golden import Golden, as_compared, goldens, reference_state
 from tests.compat.matrix import cell
 from tests.support.streaming_queries import session_confs
 
@@ -40,14 +40,6 @@ def _catalog_tables(spark, golden: Golden, tmp_path: Path) -> dict[str, str]:
     return {row.state: row.table_name for row in rows}
 
 
-def _reference_state(golden: Golden) -> dict[str, dict]:
-    """Table -> what Spark itself read: the writing version's, or 4.0's for 3.5 checkpoints."""
-    if "state" in golden.expected:
-        return golden.expected["state"]
-    newer = [g for g in goldens() if g.case == golden.case and "state" in g.expected]
-    return newer[0].expected["state"]
-
-
 def _state_from_output(golden: Golden) -> list[tuple] | None:
     """The state the query's output implies (latest row per key), where it tells it all."""
     emitted = golden.expected["emitted"]
@@ -67,7 +59,7 @@ def _state_from_output(golden: Golden) -> list[tuple] | None:
 def test_golden_state_reads_as_spark_read_it(spark, golden: Golden, tmp_path: Path) -> None:
     with cell(golden, "read"):
         tables = _catalog_tables(spark, golden, tmp_path)
-        reference = _reference_state(golden)
+        reference = reference_state(golden)
         assert sorted(tables) == sorted(reference)
         for state, expected in reference.items():
             got = spark.table(tables[state]).select("*", "partition_id").collect()

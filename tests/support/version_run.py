@@ -3,9 +3,13 @@
 reads it through the catalog (also as of an older batch), checks the unchanged query as an
 upgrade, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
 restores it onto 8 partitions and restarts the real query on the restored checkpoint, all with
-that same Spark; then prints what it saw as one JSON object (last line)::
+that same Spark; it also calls a procedure with SQL's CALL, makes a bootstrap table function, and
+reads every state of the golden checkpoints named (copies of ``tests/golden/<version>/<case>``,
+written by other Spark versions) or the error class that refused it. Then it prints what it saw
+as one JSON object (last line)::
 
-    python -m tests.support.version_run '{"root": "/tmp/x", "providers": ["hdfs", "rocksdb"]}'
+    python -m tests.support.version_run '{"root": "/tmp/x", "providers": ["hdfs", "rocksdb"],
+                                           "goldens": ["3.5.9/join-hdfs"]}'
 
 It imports only pyspark, spark_savepoint and the tests' query builders (no pytest).
 """
@@ -14,6 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import spark_savepoint as sp
+from tests.compat.golden import Golden, as_compared
 from tests.support.streaming_queries import StreamingQuery, build, query_for, restart_rows
 
 TABLE = "v.agg_0.default"
@@ -51,6 +57,7 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
         spark.sql(statement)
         report = sp.last_edit(spark)
         out["edits"].append(None if report is None else report.batch_id)
+    out["call"] = outcome(lambda: len(spark.sql("CALL v.system.last_edit()").collect()))
     out["after"] = rows(spark, by_user)
     out["version_1"] = rows(spark, f"SELECT * FROM {TABLE} VERSION AS OF 1 ORDER BY user")
     savepoint, restored = root / provider / "savepoint", root / provider / "restored"
@@ -66,6 +73,37 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     return out
 
 
+def outcome(step: Callable[[], Any]) -> Any:
+    """What ``step`` returns, or the ``SAVEPOINT_*`` class of the error it raises."""
+    try:
+        return step()
+    except Exception as error:  # noqa: BLE001 - any error carrying a SAVEPOINT_* class
+        found = sp.savepoint_error(error)
+        if found is None:
+            raise
+        return found.error_class
+
+
+def golden_states(spark: SparkSession, root: Path, name: str) -> Any:
+    """Every state of the golden checkpoint ``<version>/<case>`` (a copy under ``root``) as
+    compared rows by state name, or the error class that refused it."""
+    version, case = name.split("/")
+    golden = Golden(version, case)
+    copy = golden.copy(root / "goldens" / version / case).checkpoint
+
+    def read() -> dict[str, Any]:
+        sp.attach(spark, str(copy), "g")
+        tables = spark.sql(
+            "SELECT state, table_name FROM g.metadata WHERE operator_id IS NOT NULL"
+        ).collect()
+        return {
+            state: as_compared(spark.table(table).select("*", "partition_id").collect())
+            for state, table in tables
+        }
+
+    return outcome(read)
+
+
 def main(args: dict[str, Any]) -> dict[str, Any]:
     spark = sp.session(master="local[2]", **{"spark.sql.shuffle.partitions": "4",
                                             "spark.ui.enabled": "false"})  # fmt: skip
@@ -74,6 +112,13 @@ def main(args: dict[str, Any]) -> dict[str, Any]:
     out["jar"] = Path(spark.conf.get("spark.driver.extraClassPath")).name
     for provider in args["providers"]:
         out[provider] = one_provider(spark, Path(args["root"]), provider)
+    no_state = lambda key, frames, state: iter(())  # noqa: E731
+    out["bootstrap"] = outcome(
+        lambda: type(sp.group_state_bootstrap(no_state, ["user"], "n long")).__name__
+    )
+    out["goldens"] = {
+        name: golden_states(spark, Path(args["root"]), name) for name in args.get("goldens", [])
+    }
     spark.stop()
     return out
 

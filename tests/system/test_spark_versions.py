@@ -15,18 +15,32 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint.catalog.jar import jar_name
+from tests.compat.golden import Golden, as_compared, goldens, reference_state
 from tests.support import REPO_ROOT
 from tests.support.runtime_venvs import other_versions, pyspark_version, runtime_python
 from tests.support.server_process import ServerProcess
 
 OTHERS = other_versions()
+OTHER_KINDS = ("3.5.9/join-hdfs", "3.5.9/dedup-rocksdb", "3.5.9/pandas_state-hdfs",
+               "3.5.9/window_agg-rocksdb")  # fmt: skip
+"""Golden checkpoints every version reads besides its own query's: the other operator kinds."""
+NEWER = "4.0.5/agg-hdfs"
+"""A checkpoint written by Spark 4.0 (operator metadata), which Spark 3.5 cannot run on."""
+
+
+def goldens_read_on(minor: str) -> list[str]:
+    """The golden checkpoints ``minor`` reads: the other kinds, its own transformWithState
+    state (4.0 on), and on 3.5 a 4.0 checkpoint (refused)."""
+    own = [f"{g.version}/{g.case}" for g in goldens() if g.minor == minor and g.kind == "tws"]
+    return [*OTHER_KINDS, *own, *([NEWER] if minor == "3.5" else [])]
 
 
 def _run(minor: str, root: Path) -> dict:
     python = runtime_python(minor)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYSPARK_PYTHON": str(python)}
     env.pop("SPARK_HOME", None)
-    args = json.dumps({"root": str(root), "providers": ["hdfs", "rocksdb"]})
+    args = json.dumps({"root": str(root), "providers": ["hdfs", "rocksdb"],
+                       "goldens": goldens_read_on(minor)})  # fmt: skip
     result = subprocess.run([str(python), "-m", "tests.support.version_run", args], cwd=root,
                             env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
     assert result.returncode == 0, result.stderr[-4000:]
@@ -51,12 +65,34 @@ def test_the_tool_runs_on_spark(version_run) -> None:
         assert seen["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
         assert seen["upgrade"] == ["compatible", ["keep"]]  # the query planned by that Spark
         assert seen["edits"] == [2, 3, 4, 5]  # INSERT, DELETE, UPDATE, MERGE: a batch each
+        # CALL is SQL of Spark 4.0+; on 3.5 the Python verbs call the procedures instead
+        assert seen["call"] == (1 if minor != "3.5" else "SAVEPOINT_SPARK_VERSION")
         assert seen["version_1"] == seen["before"]  # VERSION AS OF an older batch
         after = [["alice", 100, 1000], ["carol", 1, 4], ["dave", 10, 100]]
         assert seen["after"] == after and seen["restored"] == after and seen["taken"] == 5
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions
         # the decisive check: the query, restarted on the restored savepoint by that Spark
         assert seen["restart"] == [["alice", 102, 1008], ["bob", 1, 5], ["dave", 11, 108]]
+
+
+@pytest.mark.slow
+def test_other_kinds_and_versions_read_as_spark_read_them(version_run) -> None:
+    """Each golden checkpoint reads on that Spark as the Spark that wrote it read it (4.0's
+    reading for 3.5's, which has no reader: tests/compat/test_read.py); a checkpoint of a newer
+    Spark than 3.5 is refused on 3.5 in one line, and so is a bootstrap table function."""
+    minor, out, _ = version_run
+    for name in goldens_read_on(minor):
+        seen = out["goldens"][name]
+        if name == NEWER and minor == "3.5":
+            assert seen == "SAVEPOINT_SPARK_VERSION"
+            continue
+        reference = reference_state(Golden(*name.split("/")))
+        assert sorted(seen) == sorted(reference), name
+        for state, expected in reference.items():
+            assert seen[state] == json.loads(json.dumps(as_compared(expected["rows"]))), name
+    assert out["bootstrap"] == (
+        "SAVEPOINT_SPARK_VERSION" if minor == "3.5" else "UserDefinedTableFunction"
+    )
 
 
 @pytest.mark.slow

@@ -283,8 +283,8 @@ def test_conf_prints_the_jar_of_the_spark_version_asked_for(capsys) -> None:
     assert main(["conf", "hdfs://nn:8020/ckpt", "--spark-version", "4.1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert f"--conf spark.jars={jar.JVM_DIR / 'spark-savepoint-4.1.jar'}" in lines
-    assert _refusal(capsys, ["conf", "hdfs://nn:8020/ckpt", "--spark-version", "3.5"]) == [
-        "spark-savepoint: [SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.0, 4.1, 4.2"
-        " and 4.3, not on Spark 3.5: run it with pyspark 4.0.x to 4.3.x (it reads checkpoints"
-        " that older Spark versions wrote there too)."
+    assert _refusal(capsys, ["conf", "hdfs://nn:8020/ckpt", "--spark-version", "3.4"]) == [
+        "spark-savepoint: [SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 3.5, 4.0, 4.1,"
+        " 4.2 and 4.3, not on Spark 3.4: run it with pyspark 3.5.x to 4.3.x (it reads"
+        " checkpoints that older Spark versions wrote there too)."
     ]

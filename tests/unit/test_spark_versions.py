@@ -4,6 +4,7 @@ version is chosen by its minor; any other Spark is refused in one line. No JVM."
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ def test_every_committed_jar_is_built_from_the_sources(minor: str) -> None:
 
 
 def test_the_jar_is_chosen_by_the_spark_minor() -> None:
+    assert jar.jar_path("3.5.9") == jar.JVM_DIR / "spark-savepoint-3.5.jar"
     assert jar.jar_path("4.0.5") == jar.JVM_DIR / "spark-savepoint-4.0.jar"
     assert jar.jar_path("4.1.4") == jar.JVM_DIR / "spark-savepoint-4.1.jar"
     assert jar.jar_path("4.2.1") == jar.JVM_DIR / "spark-savepoint-4.2.jar"
@@ -31,7 +33,7 @@ def test_the_jar_is_chosen_by_the_spark_minor() -> None:
 def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() -> None:
     for minor in jar.SPARK_VERSIONS:
         adapters = jar.adapter_sources(minor)
-        names = [source.name for source in adapters]
+        names = [Path(*source.relative_to(jar.ADAPTER_DIR).parts[1:]) for source in adapters]
         assert len(names) == len(set(names)), names  # one source per adapter
         for source in adapters:
             folder = source.relative_to(jar.ADAPTER_DIR).parts[0]
@@ -45,33 +47,56 @@ def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() ->
         minor: {
             source.name: source.relative_to(jar.ADAPTER_DIR).parts[0]
             for source in jar.adapter_sources(minor)
+            if source.parent.name == "adapters"  # the roles, not a version's stand-ins
         }
         for minor in jar.SPARK_VERSIONS
     }
     assert chosen["4.1"]["HdfsStoreMapBase.java"] == "4.0"  # UnsafeRow values
     assert chosen["4.3"]["HdfsStoreMapBase.java"] == "4.2"  # UnsafeRowWrapper, since 4.2
     assert chosen["4.0"]["ListWrites.java"] == "4.0" and chosen["4.3"]["ListWrites.java"] == "4.1"
+    assert chosen["3.5"]["Stores.java"] == "3.5" and chosen["4.0"]["Stores.java"] == "4.0"
     assert {names.keys() == chosen["4.0"].keys() for names in chosen.values()} == {True}
+
+
+def test_the_stand_ins_of_a_version_are_only_in_its_jar_and_older() -> None:
+    stand_in = jar.ADAPTER_DIR / "3.5/dev/sparksavepoint/adapters/state/StateStore.java"
+    assert stand_in in jar.adapter_sources("3.5")
+    assert all(stand_in not in jar.adapter_sources(minor) for minor in ("4.0", "4.3"))
 
 
 def test_package_moves_apply_to_the_versions_before_them() -> None:
     moved = "org.apache.spark.sql.execution.streaming.runtime."
-    assert (moved, "org.apache.spark.sql.execution.streaming.") in jar.relocations("4.0")
+    pairs = [(pair.shared, pair.older) for pair in jar.relocations("4.0")]
+    assert (moved, "org.apache.spark.sql.execution.streaming.") in pairs
     assert jar.relocations("4.1") == jar.relocations("4.3") == []
+    assert set(jar.relocations("4.0")) < set(jar.relocations("3.5"))
     text = f"import {moved}StreamExecution;"
     assert jar._relocated(text, jar.relocations("4.0")) == (
         "import org.apache.spark.sql.execution.streaming.StreamExecution;"
     )
 
 
-@pytest.mark.parametrize("version", ["3.5.9", "3.4.4", "4.4.0"])
+def test_a_class_is_renamed_as_a_whole_name_and_not_in_its_stand_ins() -> None:
+    state = "org.apache.spark.sql.execution.streaming.state."
+    text = f"import {state}StateStore;\nimport {state}StateStoreId;"
+    shared = jar.SOURCE_DIR / "dev/sparksavepoint/store/StatePartition.java"
+    applied = [pair for pair in jar.relocations("3.5") if pair.applies_to(shared)]
+    assert jar._relocated(text, applied) == (
+        f"import dev.sparksavepoint.adapters.state.StateStore;\nimport {state}StateStoreId;"
+    )
+    stand_in = jar.ADAPTER_DIR / "3.5/dev/sparksavepoint/adapters/state/StateStore.java"
+    own = [pair for pair in jar.relocations("3.5") if pair.applies_to(stand_in)]
+    assert jar._relocated(text, own) == text  # it names Spark's own StateStore
+
+
+@pytest.mark.parametrize("version", ["3.4.4", "2.4.8", "4.4.0"])
 def test_an_unsupported_spark_is_one_line(version: str) -> None:
     with pytest.raises(SparkVersionUnsupported) as refused:
         jar.jar_path(version)
     assert str(refused.value) == (
-        f"[SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 4.0, 4.1, 4.2 and 4.3, not on"
-        f" Spark {version}: run it with "
-        "pyspark 4.0.x to 4.3.x (it reads checkpoints that older Spark versions wrote there "
+        f"[SAVEPOINT_SPARK_VERSION] spark-savepoint runs on Spark 3.5, 4.0, 4.1, 4.2 and 4.3, "
+        f"not on Spark {version}: run it with "
+        "pyspark 3.5.x to 4.3.x (it reads checkpoints that older Spark versions wrote there "
         "too)."
     )
     assert refused.value.error_class == "SAVEPOINT_SPARK_VERSION"

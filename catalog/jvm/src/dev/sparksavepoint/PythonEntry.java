@@ -7,6 +7,7 @@ import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.commit.ReadOnlyMode;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
+import dev.sparksavepoint.procedures.DirectCalls;
 import dev.sparksavepoint.server.PasswordFileAuthenticator;
 import dev.sparksavepoint.sql.LateInstall;
 import dev.sparksavepoint.sql.ReadOnlyGuard;
@@ -19,6 +20,8 @@ import dev.sparksavepoint.upgrade.UpgradeReport;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -72,6 +75,16 @@ public final class PythonEntry {
   /** Lets {@code spark} write even when the application is read-only. */
   public static void exemptFromReadOnly(SparkSession spark) {
     ReadOnlyMode.exempt(spark);
+  }
+
+  /**
+   * Runs procedure {@code name} of catalog {@code catalog} with {@code arguments} (SQL literals
+   * by parameter name), as {@code CALL} does on Spark 4.0 and later ({@link DirectCalls}): for
+   * Spark 3.5, which has no CALL.
+   */
+  public static Dataset<Row> callProcedure(
+      SparkSession spark, String catalog, String name, Map<String, String> arguments) {
+    return DirectCalls.call(spark, catalog, name, arguments);
   }
 
   /**

@@ -22,11 +22,34 @@
  *   <li>{@code ReaderSettings}: whether Spark's state reader must be kept from reporting to a
  *       coordinator outside a query (before 4.3 it reports loaded snapshots to one that only a
  *       query has).
+ *   <li>{@code SchemaFiles}: a store's schema file read (3.5's reader gives one key and value
+ *       schema, 4.0's column families).
+ *   <li>{@code RecordedConf}: the confs the offset log recorded laid over a SQL conf (3.5 takes
+ *       a {@code RuntimeConfig}).
+ *   <li>{@code Conditions}: the error condition of Spark's errors (3.5's {@code getErrorClass}).
+ *   <li>{@code SparkState}: Spark's own provider and store objects, for code that inspects their
+ *       class or fields (the 3.5 jar wraps them).
+ *   <li>{@code MergePlans}: a MERGE plan rebuilt (schema evolution since 4.0).
+ *   <li>{@code FirstBatches}: a query planned as its first batch (3.5's planning writes no state
+ *       schema file, so the plan also runs once on no input).
+ *   <li>{@code CallStatements}: SQL's CALL (3.5's parser has none: a session with the tool's
+ *       extensions refuses it in one line instead of a syntax error).
  * </ul>
  *
+ * <p>Spark 3.5 lacks whole APIs the shared code is written against: its folder's sub-packages
+ * hold stand-ins, and its {@code relocations.txt} points the shared code at them when compiling
+ * its jar. {@code adapters.state} is Spark 4.0's state store API over 3.5's own providers and
+ * stores (one column family, no state checkpoint ids; reading through 3.5's providers, as 4.0's
+ * {@code statestore} data source reads), with refusing stand-ins for transformWithState and
+ * operator metadata classes; {@code adapters.procedures} are 4.0's procedure interfaces (3.5's
+ * SQL has no CALL: Python calls the procedures through {@code procedures.DirectCalls});
+ * {@code adapters.scala212} converts collections as Scala 2.13's {@code CollectionConverters}
+ * does. Stand-ins are only in the jars of their version and older.
+ *
  * <p>Where Spark only moved classes to other packages (4.1 split {@code
- * org.apache.spark.sql.execution.streaming} by role), a version's folder lists the moves in
- * {@code relocations.txt} and the sources are compiled for it with those names; where a
+ * org.apache.spark.sql.execution.streaming} by role; 4.0 moved the classic session to {@code
+ * org.apache.spark.sql.classic}), a version's folder lists the moves in {@code relocations.txt}
+ * and the sources are compiled for it with those names; where a
  * constructor only gained parameters with default values, shared code calls {@link
  * dev.sparksavepoint.adapters.ScalaDefaults} (in {@code src/}, like this file).
  */

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.checkpoint;
 
+import dev.sparksavepoint.adapters.SchemaFiles;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,12 +12,9 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.execution.streaming.state.SchemaHelper;
-import org.apache.spark.sql.execution.streaming.state.StateStoreColFamilySchema;
 import org.apache.spark.sql.types.NullType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * An operator of a checkpoint that has no operator metadata (Spark 3.5 wrote none), described
@@ -103,11 +101,10 @@ final class OperatorInference {
       } else if (defaultStore) {
         stores.add("default");
         schemaFile = new Path(first, SCHEMA_FILE);
-        StateStoreColFamilySchema schema = readSchema(fs, schemaFile);
+        StructType[] schema = readSchema(fs, schemaFile);
         if (schema != null) {
-          name = kindOf(schema.keySchema(), schema.valueSchema(), aggregationFormat1(conf));
-          wholeRow =
-              name.equals("dedupe") && holdsWholeRow(schema.keySchema(), schema.valueSchema());
+          name = kindOf(schema[0], schema[1], aggregationFormat1(conf));
+          wholeRow = name.equals("dedupe") && holdsWholeRow(schema[0], schema[1]);
         }
       }
       if (!name.equals("unknown")) inferred.add(FROM_SCHEMA);
@@ -209,15 +206,14 @@ final class OperatorInference {
     return dirs;
   }
 
-  /** The first column family of a v1/v2 schema file, or null when there is no such file. */
-  private static StateStoreColFamilySchema readSchema(FileSystem fs, Path file) throws IOException {
+  /**
+   * The key and value schema (of the first column family) of a v1/v2 schema file, or null when
+   * there is no such file.
+   */
+  private static StructType[] readSchema(FileSystem fs, Path file) throws IOException {
     if (!fs.exists(file)) return null;
     try (FSDataInputStream in = fs.open(file)) {
-      String version = in.readUTF();
-      List<StateStoreColFamilySchema> schemas =
-          CollectionConverters.asJava(
-              SchemaHelper.SchemaReader$.MODULE$.createSchemaReader(version).read(in));
-      return schemas.isEmpty() ? null : schemas.get(0);
+      return SchemaFiles.keyAndValue(in.readUTF(), in);
     } catch (RuntimeException e) {
       return null;
     }

@@ -1,16 +1,13 @@
 package dev.sparksavepoint.checkpoint;
 
-import dev.sparksavepoint.adapters.ScalaDefaults;
+import dev.sparksavepoint.adapters.RecordedConf;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqLog;
-import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.state.NoPrefixKeyStateEncoderSpec;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreId;
@@ -80,11 +77,7 @@ public final class StoreProviders {
    */
   public static SQLConf recordedConf(SparkSession spark, String path, long batchId) {
     SQLConf conf = spark.sessionState().conf().clone();
-    OffsetSeqLog log =
-        ScalaDefaults.construct(
-            OffsetSeqLog.class, spark, new Path(path, CheckpointLog.OFFSETS).toString());
-    var metadata = log.offsetSeqMetadataForBatchId(batchId); // OffsetSeqMetadataBase since 4.2
-    if (metadata.isDefined()) OffsetSeqMetadata.setSessionConf(metadata.get(), conf);
+    RecordedConf.overlay(spark, path, batchId, conf);
     WITHOUT_COORDINATOR.forEach(conf::setConfString);
     return conf;
   }

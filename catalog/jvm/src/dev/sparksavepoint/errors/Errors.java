@@ -1,6 +1,7 @@
 package dev.sparksavepoint.errors;
 
 import dev.sparksavepoint.adapters.AnalysisExceptionBase;
+import dev.sparksavepoint.adapters.Conditions;
 import dev.sparksavepoint.conf.Settings;
 import org.apache.spark.sql.AnalysisException;
 import scala.collection.immutable.Map$;
@@ -111,8 +112,8 @@ public final class Errors {
   /** True for an error of ours (a SAVEPOINT_* class), to pass on as it is. */
   public static boolean isSavepointError(Throwable error) {
     return error instanceof org.apache.spark.SparkThrowable t
-        && t.getCondition() != null
-        && t.getCondition().startsWith("SAVEPOINT_");
+        && Conditions.of(t) != null
+        && Conditions.of(t).startsWith("SAVEPOINT_");
   }
 
   /** The first line of an exception's message, with its class when it has no message. */

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.image;
 
+import dev.sparksavepoint.adapters.SparkState;
 import dev.sparksavepoint.adapters.Stores;
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
@@ -119,7 +120,7 @@ final class ImagePartition {
       probe =
           StoreProviders.open(
               plan.stateLocation(), plan.runId(), plan.targetConf(), plan.hadoopConf(), spec, p);
-      hdfs = probe instanceof HDFSBackedStateStoreProvider;
+      hdfs = SparkState.provider(probe) instanceof HDFSBackedStateStoreProvider;
     } finally {
       if (probe != null) probe.close();
     }

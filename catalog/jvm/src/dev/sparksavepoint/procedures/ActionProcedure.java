@@ -99,11 +99,22 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
 
   @Override
   public Iterator<Scan> call(InternalRow input) {
-    SparkSession spark = SparkSession.active();
-    if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
     InternalRow[] rows =
-        run(spark, input).stream().map(ActionProcedure::internal).toArray(InternalRow[]::new);
+        callWith(SparkSession.active(), input).stream()
+            .map(ActionProcedure::internal)
+            .toArray(InternalRow[]::new);
     return List.<Scan>of(new Result(rows, output)).iterator();
+  }
+
+  /** Runs the procedure on {@code input} in {@code spark} (refused when read-only): its rows. */
+  final List<Object[]> callWith(SparkSession spark, InternalRow input) {
+    if (writes()) ReadOnlyMode.refuseIfReadOnly(spark, "CALL " + name());
+    return run(spark, input);
+  }
+
+  /** The columns of its rows. */
+  final StructType outputType() {
+    return output;
   }
 
   static ProcedureParameter in(String name, DataType type, String defaultSql) {

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.sql;
 
+import dev.sparksavepoint.adapters.MergePlans;
 import dev.sparksavepoint.adapters.Relations;
 import dev.sparksavepoint.catalog.FlatStateTable;
 import java.util.ArrayList;
@@ -35,16 +36,7 @@ public final class RowLevelStateCommands extends Rule<LogicalPlan> {
     }
     if (plan instanceof MergeIntoTable m) {
       LogicalPlan target = twin(m.targetTable(), m.references());
-      return target == m.targetTable()
-          ? plan
-          : m.copy(
-              target,
-              m.sourceTable(),
-              m.mergeCondition(),
-              m.matchedActions(),
-              m.notMatchedActions(),
-              m.notMatchedBySourceActions(),
-              m.withSchemaEvolution());
+      return target == m.targetTable() ? plan : MergePlans.withTarget(m, target);
     }
     return plan;
   }

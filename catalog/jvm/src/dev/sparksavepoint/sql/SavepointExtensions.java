@@ -3,6 +3,7 @@ package dev.sparksavepoint.sql;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sparksavepoint.actions.SavepointList;
+import dev.sparksavepoint.adapters.CallStatements;
 import dev.sparksavepoint.catalog.MetadataTable;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.errors.Errors;
@@ -121,6 +122,15 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
                 org.apache.spark.sql.SparkSession,
                 org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new RowLevelStateCommands());
+    CallStatements.install(
+        extensions,
+        () ->
+            Errors.analysis(
+                "SAVEPOINT_SPARK_VERSION",
+                "CALL (the catalog's procedures) needs Spark 4.0 or later; this is Spark "
+                    + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+                    + ": call them from Python (spark_savepoint.take_savepoint(), last_edit(),"
+                    + " ...), or run the tool with pyspark 4.0 or later."));
     return BoxedUnit.UNIT;
   }
 

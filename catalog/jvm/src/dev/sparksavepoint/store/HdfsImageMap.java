@@ -1,6 +1,7 @@
 package dev.sparksavepoint.store;
 
 import dev.sparksavepoint.adapters.HdfsStoreMapBase;
+import dev.sparksavepoint.adapters.SparkState;
 import java.lang.reflect.Field;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreMap;
@@ -30,11 +31,12 @@ public final class HdfsImageMap extends HdfsStoreMapBase {
    * false when it is another store or this Spark's store has no such map (it then keeps its own).
    */
   public static boolean install(StateStore store) {
-    if (MAP == null || !MAP.getDeclaringClass().isInstance(store)) return false;
+    Object spark = SparkState.store(store);
+    if (MAP == null || !MAP.getDeclaringClass().isInstance(spark)) return false;
     try {
-      HDFSBackedStateStoreMap current = (HDFSBackedStateStoreMap) MAP.get(store);
+      HDFSBackedStateStoreMap current = (HDFSBackedStateStoreMap) MAP.get(spark);
       if (current.size() != 0) return false;
-      MAP.set(store, new HdfsImageMap());
+      MAP.set(spark, new HdfsImageMap());
       return true;
     } catch (IllegalAccessException | RuntimeException e) {
       return false;

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.store;
 
+import dev.sparksavepoint.adapters.SparkState;
 import java.lang.reflect.Field;
 import org.apache.spark.sql.execution.streaming.state.RocksDB;
 import org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider;
@@ -29,7 +30,7 @@ public final class RocksDBKeyCount {
 
   /** Sets the key count of the version {@code provider}'s RocksDB store is writing. */
   public static void set(StateStoreProvider provider, long keys) {
-    RocksDB db = ((RocksDBStateStoreProvider) provider).rocksDB();
+    RocksDB db = ((RocksDBStateStoreProvider) SparkState.provider(provider)).rocksDB();
     try {
       WRITING.setLong(db, keys);
     } catch (IllegalAccessException e) {

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.store;
 
+import dev.sparksavepoint.adapters.SparkState;
 import dev.sparksavepoint.adapters.Stores;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreProviders;
@@ -269,7 +270,8 @@ public final class StatePartition implements AutoCloseable {
    * image written without counting ({@link RocksDBKeyCount}); a no-op elsewhere.
    */
   public void recordImageKeys(long keys) {
-    if (provider instanceof RocksDBStateStoreProvider && RocksDBKeyCount.settable()) {
+    if (SparkState.provider(provider) instanceof RocksDBStateStoreProvider
+        && RocksDBKeyCount.settable()) {
       RocksDBKeyCount.set(provider, keys);
     }
   }

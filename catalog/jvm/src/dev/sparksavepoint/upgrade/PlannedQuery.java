@@ -1,6 +1,6 @@
 package dev.sparksavepoint.upgrade;
 
-import dev.sparksavepoint.adapters.ScalaDefaults;
+import dev.sparksavepoint.adapters.FirstBatches;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.python.PythonUtils;
@@ -26,10 +25,8 @@ import org.apache.spark.sql.execution.streaming.checkpointing.OffsetSeqMetadata;
 import org.apache.spark.sql.execution.streaming.operators.stateful.StateStoreWriter;
 import org.apache.spark.sql.execution.streaming.runtime.IncrementalExecution;
 import org.apache.spark.sql.execution.streaming.runtime.StreamingRelation;
-import org.apache.spark.sql.execution.streaming.runtime.WatermarkPropagator;
 import org.apache.spark.sql.internal.SQLConf;
 import org.apache.spark.sql.streaming.OutputMode;
-import scala.Option;
 
 /**
  * The stateful operators of a streaming query that has not run, planned as Spark plans the
@@ -124,7 +121,7 @@ public final class PlannedQuery {
     OffsetSeqMetadata metadata =
         new OffsetSeqMetadata(0L, 0L, PythonUtils.toScalaMap(new HashMap<>(recorded)));
     IncrementalExecution execution =
-        firstBatch(
+        FirstBatches.plan(
             session,
             query.queryExecution().logical(),
             mode(old.location(), outputMode),
@@ -163,33 +160,6 @@ public final class PlannedQuery {
     scala.collection.Iterator<SparkPlan> children = plan.children().iterator();
     while (children.hasNext()) found.addAll(collect(children.next()));
     return found;
-  }
-
-  /**
-   * The incremental execution of {@code logical} as batch 0 of query {@code queryId}, its state
-   * under {@code stateRoot}, with the confs of {@code metadata}; the parameters Spark's
-   * constructor gained after the first eleven take their defaults ({@link ScalaDefaults}).
-   */
-  static IncrementalExecution firstBatch(
-      SparkSession session,
-      LogicalPlan logical,
-      OutputMode mode,
-      String stateRoot,
-      UUID queryId,
-      OffsetSeqMetadata metadata) {
-    return ScalaDefaults.construct(
-        IncrementalExecution.class,
-        session,
-        logical,
-        mode,
-        stateRoot,
-        queryId,
-        UUID.randomUUID(),
-        0L,
-        Option.empty(),
-        metadata,
-        WatermarkPropagator.noop(),
-        true);
   }
 
   private static OutputMode mode(String location, String outputMode) {

@@ -1,0 +1,17 @@
+package dev.sparksavepoint.adapters;
+
+/**
+ * Whether Spark's state data source must be kept from reporting to a {@code
+ * StateStoreCoordinator} to read outside a streaming query: yes on Spark 4.0 to 4.2, whose
+ * HDFS-backed provider reports each snapshot it loads to the query's coordinator, and fails the
+ * read in an application that has none (a Thrift server, a job that ran no query: "Cannot find
+ * endpoint: spark://StateStoreCoordinator").
+ */
+public final class ReaderSettings {
+  private ReaderSettings() {}
+
+  /** True when reads need the settings that keep providers from reporting to a coordinator. */
+  public static boolean withoutCoordinator() {
+    return true;
+  }
+}
