@@ -129,9 +129,9 @@ def sources(minor: str) -> list[Path]:
 RELOCATIONS = "relocations.txt"
 """In a version's folder of ``catalog/jvm/spark/``: what Spark moved or renamed after that
 version, one ``<name in the shared sources> <name for that version>`` pair a line: a package
-prefix (ending in ``.``), or a class (renamed as a whole name only) that the folder's own
-adapters stand in for: those adapters name Spark's real class, so its line is not applied to
-them."""
+prefix (ending in ``.``), or a class (renamed as a whole name only), e.g. to a stand-in of the
+tool's own for a class that version lacks. The stand-ins themselves name Spark's real class, so
+a class line is not applied to the sources of the package it renames to."""
 
 
 class Relocation(NamedTuple):
@@ -139,12 +139,14 @@ class Relocation(NamedTuple):
 
     shared: str
     older: str
-    folder: Path
-    """The version folder that lists it."""
 
     def applies_to(self, source: Path) -> bool:
-        """Whether ``source`` gets it: all but a class line's own folder's adapters do."""
-        return self.shared.endswith(".") or not source.is_relative_to(self.folder)
+        """Whether ``source`` gets it: every source, but a class line not the sources of the
+        package it renames to."""
+        if self.shared.endswith("."):
+            return True
+        package = self.older.rsplit(".", 1)[0].replace(".", "/")
+        return not source.parent.as_posix().endswith("/" + package)
 
 
 def relocations(minor: str) -> list[Relocation]:
@@ -162,7 +164,7 @@ def relocations(minor: str) -> list[Relocation]:
             for line in listed.read_text().splitlines():
                 if line.strip() and not line.startswith("#"):
                     shared, older = line.split()
-                    pairs.append(Relocation(shared, older, folder))
+                    pairs.append(Relocation(shared, older))
     return sorted(pairs, key=lambda pair: (-len(pair.shared), pair.shared))
 
 

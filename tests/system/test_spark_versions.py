@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -135,3 +137,39 @@ def test_pip_install_keeps_the_pyspark_in_place(minor: str) -> None:
                 for item in json.loads(report.stdout)["install"]}  # fmt: skip
     assert "pyspark" not in installs, installs
     assert set(installs) == {"spark-savepoint"}, installs
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_spark_submit_of_that_spark_reads_and_edits_on_an_executor_jvm(version_run) -> None:
+    """That pyspark's own ``spark-submit``, given what ``spark-savepoint conf --spark-version``
+    prints, runs a plain job (tests/support/submit_job.py) on ``local-cluster``: the executor
+    JVM reads and writes state through that version's jar."""
+    minor, _, root = version_run
+    copy = root / "submit"
+    shutil.copytree(root / "hdfs" / "restored", copy)
+    python = runtime_python(minor)
+    conf = subprocess.run(
+        [str(python), "-m", "spark_savepoint", "conf", str(copy), "--spark-version", minor],
+        capture_output=True, text=True, check=True, cwd=root,
+    ).stdout  # fmt: skip
+    assert jar_name(minor) in conf
+    spark_home = Path(subprocess.run(
+        [str(python), "-c", "import pyspark, os; print(os.path.dirname(pyspark.__file__))"],
+        capture_output=True, text=True, check=True).stdout.strip())  # fmt: skip
+    command = [
+        str(spark_home / "bin" / "spark-submit"), "--master", "local-cluster[1,1,1024]",
+        *shlex.split(conf), "--conf", "spark.savepoint.write.force=true",
+        "--conf", "spark.ui.enabled=false", "--conf", "spark.ui.showConsoleProgress=false",
+        str(REPO_ROOT / "tests" / "support" / "submit_job.py"),
+    ]  # fmt: skip
+    env = {**os.environ, "SPARK_HOME": str(spark_home), "PYSPARK_PYTHON": str(python)}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600, env=env,
+                            cwd=root)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    assert report["executors"] == 1
+    assert report["before"] == [["alice", 102, 1008], ["bob", 1, 5], ["carol", 1, 4],
+                                ["dave", 11, 108]]  # fmt: skip
+    assert report["after"] == [["alice", 10, 100], ["bob", 1, 6], ["carol", 1, 4],
+                               ["dave", 11, 108]]  # fmt: skip

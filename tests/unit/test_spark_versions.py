@@ -51,10 +51,10 @@ def test_a_version_takes_each_adapter_from_the_newest_folder_at_or_below_it() ->
         }
         for minor in jar.SPARK_VERSIONS
     }
-    assert chosen["4.1"]["HdfsStoreMapBase.java"] == "4.0"  # UnsafeRow values
+    assert chosen["4.1"]["HdfsStoreMapBase.java"] == "3.5"  # UnsafeRow values
     assert chosen["4.3"]["HdfsStoreMapBase.java"] == "4.2"  # UnsafeRowWrapper, since 4.2
-    assert chosen["4.0"]["ListWrites.java"] == "4.0" and chosen["4.3"]["ListWrites.java"] == "4.1"
-    assert chosen["3.5"]["Stores.java"] == "3.5" and chosen["4.0"]["Stores.java"] == "4.0"
+    assert chosen["4.0"]["ListWrites.java"] == "3.5" and chosen["4.3"]["ListWrites.java"] == "4.1"
+    assert chosen["3.5"]["SchemaFiles.java"] == "3.5" and chosen["4.3"]["SchemaFiles.java"] == "4.0"
     assert {names.keys() == chosen["4.0"].keys() for names in chosen.values()} == {True}
 
 
@@ -87,6 +87,8 @@ def test_a_class_is_renamed_as_a_whole_name_and_not_in_its_stand_ins() -> None:
     stand_in = jar.ADAPTER_DIR / "3.5/dev/sparksavepoint/adapters/state/StateStore.java"
     own = [pair for pair in jar.relocations("3.5") if pair.applies_to(stand_in)]
     assert jar._relocated(text, own) == text  # it names Spark's own StateStore
+    adapter = jar.ADAPTER_DIR / "3.5/dev/sparksavepoint/adapters/Stores.java"  # 3.5 and 4.0's
+    assert all(pair.applies_to(adapter) for pair in jar.relocations("3.5"))
 
 
 @pytest.mark.parametrize("version", ["3.4.4", "2.4.8", "4.4.0"])

@@ -508,6 +508,7 @@ public final class Checkpoint {
     try {
       read = OperatorMetadataFiles.read(opDir, hadoopConf, v2 ? 2 : 1, batchId);
     } catch (RuntimeException e) {
+      if (Errors.isSavepointError(e)) throw e; // e.g. this Spark cannot read such metadata
       throw damagedOperatorFile(file, id, e);
     }
     if (read.isEmpty()) {

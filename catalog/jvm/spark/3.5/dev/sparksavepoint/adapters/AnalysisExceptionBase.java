@@ -7,7 +7,7 @@ import scala.collection.immutable.Map;
 
 /**
  * An AnalysisException of the tool's own error class and SQLSTATE, with its message as given:
- * Spark 4.0, whose constructors take no SQLSTATE (it is answered here).
+ * Spark 3.5 and 4.0, whose constructors take no SQLSTATE (it is answered here).
  */
 public abstract class AnalysisExceptionBase extends AnalysisException {
   private final String sqlState;

@@ -5,7 +5,7 @@ import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreMap;
 
 /**
  * The methods of an HDFS-backed store's map whose types depend on the Spark version, for a map
- * that only counts what is put: Spark 4.0 and 4.1 (values are {@code UnsafeRow}s).
+ * that only counts what is put: Spark 3.5 to 4.1 (values are {@code UnsafeRow}s).
  */
 public abstract class HdfsStoreMapBase implements HDFSBackedStateStoreMap {
   /** One entry was put. */

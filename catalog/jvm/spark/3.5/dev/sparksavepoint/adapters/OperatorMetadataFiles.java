@@ -1,6 +1,7 @@
 package dev.sparksavepoint.adapters;
 
 import dev.sparksavepoint.adapters.state.OperatorStateMetadata;
+import dev.sparksavepoint.adapters.state.Spark4Only;
 import dev.sparksavepoint.adapters.state.StateStoreMetadata;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,11 +27,10 @@ public final class OperatorMetadataFiles {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    throw new UnsupportedOperationException(
-        "[SAVEPOINT_SPARK_VERSION] the checkpoint was written by Spark 4.0 or later (its"
-            + " operators have metadata files, "
+    throw Spark4Only.refuse(
+        "a checkpoint written by Spark 4.0 or later (its operators have metadata files, "
             + folder
-            + "), which Spark 3.5 cannot run on: use the tool with the pyspark that wrote it.");
+            + ")");
   }
 
   /** The stores {@code metadata} lists, in its order. */
