@@ -41,7 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyspark
+
 from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import SparkVersionUnsupported
 from spark_savepoint.sql_ext.quiet import scratch, spark_settings
 from spark_savepoint.sql_ext.servers.access import access_conf, access_line
 from spark_savepoint.sql_ext.servers.credentials import (
@@ -214,6 +217,29 @@ def serve(
         finally:
             quietly(spark.stop)
     return 0
+
+
+def check_spark(version: str) -> None:
+    """Refuse a Spark whose Connect server cannot require a credential.
+
+    >>> check_spark("4.0.5")
+    >>> try:
+    ...     check_spark("3.5.9")
+    ... except SparkVersionUnsupported as refused:
+    ...     print(refused.error_class)
+    SAVEPOINT_SPARK_VERSION
+
+    Raises:
+        SparkVersionUnsupported: Spark before 4.0, whose Connect server has no authentication
+            (``spark.connect.authenticate.token`` came with 4.0) and ships apart from pyspark.
+    """
+    if int(version.split(".")[0]) < 4:
+        raise SparkVersionUnsupported(
+            f"spark-savepoint connect needs Spark 4.0 or later; this is pyspark {version}, "
+            "whose Connect server lets in anyone who reaches its port (Spark's token "
+            "authentication came with 4.0): on 3.5 use spark-savepoint thriftserver (with a "
+            "password), or the Python API in your own job."
+        )
 
 
 def _announce(server: ConnectServer, token: Token, bind: str, allow_writes: bool) -> None:

@@ -17,6 +17,7 @@ It imports only pyspark, spark_savepoint and the tests' query builders (no pytes
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -47,6 +48,7 @@ def rows(spark: SparkSession, sql: str) -> list[list[Any]]:
 def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, Any]:
     """Build, read, edit, take, restore onto 8 partitions, restart: what each step gave."""
     query = build(spark, "agg", provider, root / provider)
+    shutil.copytree(query.checkpoint, root / provider / "pristine")  # for other clients' tests
     sp.attach(spark, str(query.checkpoint), "v")
     by_user = f"SELECT * FROM {TABLE} ORDER BY user"
     out: dict[str, Any] = {"before": rows(spark, by_user), "edits": []}

@@ -4,8 +4,6 @@ edits it makes are checked by restarting the real streaming query on the checkpo
 
 from __future__ import annotations
 
-import json
-import os
 import socket
 import subprocess
 import sys
@@ -15,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint.sql_ext.cli import main
-from tests.support import REPO_ROOT
-from tests.support.connect_venv import CLIENT_VERSION, client_python
+from tests.support.connect_venv import CLIENT_VERSION, client_python, run_client
 from tests.support.server_process import ServerProcess
 from tests.support.streaming_queries import StreamingQuery, restart_rows
 
@@ -40,18 +37,6 @@ def served(checkpoints, tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
     server.stop()
 
 
-def _run_client(python: Path, script: str, args: dict, cwd: Path) -> dict:
-    """Run a client program of tests/support in the pyspark-client virtualenv, with no token
-    in its environment (pyspark would read SPARK_CONNECT_AUTHENTICATE_TOKEN)."""
-    hidden = ("PYTHONPATH", "SPARK_HOME", "SPARK_CONNECT_AUTHENTICATE_TOKEN", "SPARK_REMOTE")
-    env = {k: v for k, v in os.environ.items() if k not in hidden}
-    path = REPO_ROOT / "tests" / "support" / script
-    result = subprocess.run([str(python), str(path), json.dumps(args)], cwd=cwd, env=env,
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    return json.loads(result.stdout.splitlines()[-1])
-
-
 @pytest.mark.slow
 def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark) -> None:
     server: ServerProcess = served["server"]
@@ -67,7 +52,7 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     args = {"url": url, "agg": str(served["agg"].checkpoint),
             "dedup": str(served["dedup"].checkpoint), "savepoints": str(root / "savepoints"),
             "missing": str(root / "nowhere"), "empty": str(root / "empty")}  # fmt: skip
-    out = _run_client(served["python"], "connect_client.py", args, root)
+    out = run_client(served["python"], "connect_client.py", args, root)
 
     assert (out["pyspark"], out["session"]) == (CLIENT_VERSION, "pyspark.sql.connect.session")
     assert out["jvm_modules"] == []  # spark_savepoint imported without py4j
@@ -165,7 +150,7 @@ def test_clients_need_the_token_and_a_default_server_refuses_writes(read_only: d
         "spark-savepoint: --read-only is the default now and will be removed; --allow-writes "
         "lets clients write"
     )
-    out = _run_client(read_only["python"], "connect_auth_client.py",
+    out = run_client(read_only["python"], "connect_auth_client.py",
                       {"port": server.port, "token": token}, read_only["root"])  # fmt: skip
 
     # Spark's own authentication refuses the call (gRPC UNAUTHENTICATED)

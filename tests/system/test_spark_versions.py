@@ -19,6 +19,7 @@ import pytest
 from spark_savepoint.catalog.jar import jar_name
 from tests.compat.golden import Golden, as_compared, goldens, reference_state
 from tests.support import REPO_ROOT
+from tests.support.connect_venv import CLIENT_VERSIONS, client_python, run_client
 from tests.support.runtime_venvs import other_versions, pyspark_version, runtime_python
 from tests.support.server_process import ServerProcess
 
@@ -173,3 +174,64 @@ def test_spark_submit_of_that_spark_reads_and_edits_on_an_executor_jvm(version_r
                                 ["dave", 11, 108]]  # fmt: skip
     assert report["after"] == [["alice", 10, 100], ["bob", 1, 6], ["carol", 1, 4],
                                ["dave", 11, 108]]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_quick_start_runs_on_spark(version_run) -> None:
+    """The README's first command, ``examples/quickstart.py``, in that Spark's virtualenv."""
+    minor, _, root = version_run
+    quickstart = REPO_ROOT / "examples" / "quickstart.py"
+    result = subprocess.run([str(runtime_python(minor)), str(quickstart)], capture_output=True,
+                            text=True, timeout=600, cwd=root)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "|savepoint|1   |" in result.stdout and "|spark    |3   |" in result.stdout
+    assert result.stdout.strip().splitlines()[-1].startswith("checkpoint: ")
+
+
+@pytest.mark.slow
+def test_spark_connect_on_spark(version_run) -> None:
+    """``spark-savepoint connect`` on that Spark, with the ``pyspark-client`` of its line: the
+    client's whole Python API (tests/support/connect_client.py, as tests/system/test_connect.py
+    runs it on 4.3). Spark 3.5's Connect server has no authentication: refused in one line."""
+    minor, _, root = version_run
+    folder = root / "connect"
+    agg = shutil.copytree(root / "hdfs" / "pristine", folder / "agg")
+    if minor == "3.5":
+        result = subprocess.run(
+            [str(runtime_python(minor)), "-m", "spark_savepoint", "connect", str(agg)],
+            capture_output=True, text=True, timeout=300, cwd=root,
+        )  # fmt: skip
+        assert result.returncode == 1 and not result.stdout
+        assert result.stderr.strip().splitlines() == [
+            "spark-savepoint: [SAVEPOINT_SPARK_VERSION] spark-savepoint connect needs Spark 4.0 "
+            f"or later; this is pyspark {pyspark_version(minor)}, whose Connect server lets in "
+            "anyone who reaches its port (Spark's token authentication came with 4.0): on 3.5 "
+            "use spark-savepoint thriftserver (with a password), or the Python API in your own "
+            "job."
+        ]
+        return
+    dedup = shutil.copytree(root / "goldens" / "3.5.9" / "dedup-rocksdb" / "checkpoint",
+                            folder / "dedup")  # fmt: skip
+    python = client_python(minor)
+    server = ServerProcess(["connect", str(agg), "--allow-writes", "--master", "local[1]",
+                            "--conf", "spark.sql.shuffle.partitions=4"], folder / "server.log",
+                           env={"HOME": str(folder / "home")},
+                           python=runtime_python(minor))  # fmt: skip
+    try:
+        url = server.line("Spark Connect URL: ")
+        args = {"url": url, "agg": str(agg), "dedup": str(dedup),
+                "savepoints": str(folder / "savepoints"), "missing": str(folder / "nowhere"),
+                "empty": str(folder / "empty")}  # fmt: skip
+        out = run_client(python, "connect_client.py", args, folder)
+    finally:
+        assert server.stop() == 0, server.log.read_text()[-3000:]
+    assert out["pyspark"] == CLIENT_VERSIONS[minor] and out["jvm_modules"] == []
+    assert out["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+    assert out["after"] == [["alice", 100, 1000], ["carol", 1, 3], ["dave", 10, 100]]
+    assert out["version_1"] == out["before"] and out["batches"] == [0, 1, 2, 3, 4]
+    assert out["dedup"] == [1, 2, 3, 4]
+    assert out["taken"] == [4, 3] and out["listed"] == [[4, 3]]
+    assert out["bootstrap"] == [["a", 2, 3], ["b", 1, 5]]
+    assert out["errors"]["typed"]["type"] == "NoSuchState"
+    assert out["last_edit"] == [4, 1] and out["transaction_plan"] == [["agg_0.default", 1]]
+    assert out["dry_run"] == [5, 1, ["[carol]: [1,3] -> (removed)"]]
