@@ -198,7 +198,12 @@ def serve(
 ) -> int:
     """Run a server until SIGINT/SIGTERM; prints the ``sc://`` URL (with its token) once it
     accepts connections. Spark logs only errors unless ``verbose``; its files go to a removed
-    folder."""
+    folder.
+
+    Raises:
+        SparkVersionUnsupported: pyspark before 4.0 (:func:`check_spark`).
+    """
+    check_spark(pyspark.__version__)
     check_port(bind, port, "the Connect server")
     stop = stop_on_signals()
     with server_token(port, token_file, conf) as token, \

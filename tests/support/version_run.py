@@ -2,11 +2,12 @@
 (:mod:`tests.support.runtime_venvs`), it builds the tests' ``agg`` checkpoint with that Spark,
 reads it through the catalog (also as of an older batch), checks the unchanged query as an
 upgrade, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
-restores it onto 8 partitions and restarts the real query on the restored checkpoint, all with
-that same Spark; it also calls a procedure with SQL's CALL, makes a bootstrap table function, and
-reads every state of the golden checkpoints named (copies of ``tests/golden/<version>/<case>``,
-written by other Spark versions) or the error class that refused it. Then it prints what it saw
-as one JSON object (last line)::
+restores it onto 8 partitions and restarts the real query on the restored checkpoint, and
+upgrades the checkpoint as it was before the edits to a changed query (a dropDuplicates in
+front) and runs that, all with that same Spark; it also calls a procedure with SQL's CALL,
+makes a bootstrap table function, and reads every state of the golden checkpoints named
+(copies of ``tests/golden/<version>/<case>``, written by other Spark versions) or the error class
+that refused it. Then it prints what it saw as one JSON object (last line)::
 
     python -m tests.support.version_run '{"root": "/tmp/x", "providers": ["hdfs", "rocksdb"],
                                            "goldens": ["3.5.9/join-hdfs"]}'
@@ -61,6 +62,8 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
         out["edits"].append(None if report is None else report.batch_id)
     out["call"] = outcome(lambda: len(spark.sql("CALL v.system.last_edit()").collect()))
     out["after"] = rows(spark, by_user)
+    out["lookup"] = rows(spark, f"SELECT * FROM {TABLE} WHERE user = 'carol'")  # a key lookup
+    out["batches"] = rows(spark, "SELECT batch_id FROM v.query.batches ORDER BY batch_id")
     out["version_1"] = rows(spark, f"SELECT * FROM {TABLE} VERSION AS OF 1 ORDER BY user")
     savepoint, restored = root / provider / "savepoint", root / provider / "restored"
     manifest = sp.take_savepoint(spark, str(query.checkpoint), str(savepoint))
@@ -72,6 +75,14 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     again = StreamingQuery("agg", provider, query.root, location=str(restored))
     query.add_input([*restart_rows("agg"), BOB_AGAIN])
     out["restart"] = [[r["user"], r["cnt"], r["total"]] for r in again.run(spark)]
+    # the query changed (a dropDuplicates in front), its state upgraded from before the edits
+    upgraded = root / provider / "upgraded"
+    new = query_for("dedup_agg")(spark, query.input_dir)
+    out["upgrade_apply"] = sp.upgrade_apply(
+        spark, str(root / provider / "pristine"), str(upgraded), new, "update"
+    )
+    changed = StreamingQuery("dedup_agg", provider, query.root, location=str(upgraded))
+    out["upgraded_run"] = [[r["user"], r["cnt"], r["total"]] for r in changed.run(spark)]
     return out
 
 

@@ -71,11 +71,17 @@ def test_the_tool_runs_on_spark(version_run) -> None:
         # CALL is SQL of Spark 4.0+; on 3.5 the Python verbs call the procedures instead
         assert seen["call"] == (1 if minor != "3.5" else "SAVEPOINT_SPARK_VERSION")
         assert seen["version_1"] == seen["before"]  # VERSION AS OF an older batch
+        assert seen["lookup"] == [["carol", 1, 4]]  # a key lookup
+        assert seen["batches"] == [[0], [1], [2], [3], [4], [5]]  # operator state: the batches
         after = [["alice", 100, 1000], ["carol", 1, 4], ["dave", 10, 100]]
         assert seen["after"] == after and seen["restored"] == after and seen["taken"] == 5
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions
         # the decisive check: the query, restarted on the restored savepoint by that Spark
         assert seen["restart"] == [["alice", 102, 1008], ["bob", 1, 5], ["dave", 11, 108]]
+        # upgraded to a query with a dropDuplicates in front, which starts empty: the same
+        # events count once more; the query continues from the old counts
+        assert seen["upgrade_apply"].startswith("Upgraded ") and "1 new" in seen["upgrade_apply"]
+        assert seen["upgraded_run"] == [["alice", 4, 25], ["bob", 3, 15], ["dave", 1, 8]]
 
 
 @pytest.mark.slow
