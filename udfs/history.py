@@ -5,18 +5,20 @@ key's rows as one pandas DataFrame and emits the key columns followed by state c
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyspark
+import pyspark.sql.udtf as udtf_api
 from pyspark.sql.functions import udtf
 from pyspark.sql.types import StructField, StructType
 
 from spark_savepoint.catalog.errors import SparkVersionUnsupported
 
-try:  # Spark 4.0+: a UDTF's analyze() partitions and orders its table argument
-    from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult, OrderingColumn, PartitioningColumn
-except ImportError:  # Spark 3.5
-    AnalyzeArgument = AnalyzeResult = OrderingColumn = PartitioningColumn = None
+if TYPE_CHECKING:
+    from pyspark.sql.udtf import AnalyzeArgument, AnalyzeResult
+
+HAS_ANALYZE = hasattr(udtf_api, "AnalyzeResult")
+"""Whether a UDTF's ``analyze()`` can partition and order its table argument (Spark 4.0+)."""
 
 KeyState = Callable[[tuple, Any], Iterator[tuple]]
 """``(key, frame) -> state rows``: the state columns (after the key) of one key's history."""
@@ -35,7 +37,7 @@ def per_key_udtf(
     The history must have the ``key`` and ``order_by`` columns; otherwise the function fails
     with ``SAVEPOINT_BOOTSTRAP_COLUMNS`` naming them.
     """
-    if AnalyzeResult is None:
+    if not HAS_ANALYZE:
         raise SparkVersionUnsupported(
             f"the bootstrap table function {name} needs Spark 4.0 or "
             f"later (a Python UDTF that partitions its table argument); this is pyspark "
@@ -56,10 +58,10 @@ def per_key_udtf(
                     f"[SAVEPOINT_BOOTSTRAP_COLUMNS] history has no column(s) {missing}; "
                     f"it has {sorted(given)}"
                 )
-            return AnalyzeResult(
+            return udtf_api.AnalyzeResult(
                 StructType([given[c] for c in key_columns] + state_fields),
-                partitionBy=[PartitioningColumn(c) for c in key_columns],
-                orderBy=[OrderingColumn(c) for c in order_columns],
+                partitionBy=[udtf_api.PartitioningColumn(c) for c in key_columns],
+                orderBy=[udtf_api.OrderingColumn(c) for c in order_columns],
             )
 
         def __init__(self) -> None:

@@ -6,8 +6,8 @@ no py4j) and this project installed into it without its dependencies (``pip inst
 virtualenv of its own, cached beside the compatibility matrix's
 (:func:`tests.compat.venvs.cache_dir`) and rebuilt when its requirements or the repository's
 folder change. One per Spark minor the tool runs on from 4.0 (:data:`CLIENT_VERSIONS`: a client
-of the server's own line, as Spark supports). ``python -m tests.support.connect_venv [MINOR]``
-creates one (default: the newest) and prints its interpreter.
+of the server's own line, as Spark supports). ``python -m tests.support.connect_venv [MINOR...]``
+creates them (default: every one) and prints their interpreters.
 """
 
 from __future__ import annotations
@@ -65,4 +65,5 @@ def run_client(python: Path, script: str, args: dict, cwd: Path) -> dict:
 
 
 if __name__ == "__main__":
-    print(client_python(*sys.argv[1:2]))
+    for minor in sys.argv[1:] or CLIENT_VERSIONS:
+        print(client_python(minor))

@@ -5,12 +5,15 @@ upgrade, edits it with INSERT, DELETE, UPDATE and MERGE, takes a savepoint,
 restores it onto 8 partitions and restarts the real query on the restored checkpoint, and
 upgrades the checkpoint as it was before the edits to a changed query (a dropDuplicates in
 front) and runs that, all with that same Spark; it also calls a procedure with SQL's CALL,
-makes a bootstrap table function, and reads every state of the golden checkpoints named
-(copies of ``tests/golden/<version>/<case>``, written by other Spark versions) or the error class
-that refused it. Then it prints what it saw as one JSON object (last line)::
+makes a bootstrap table function, reads every state of the golden checkpoints named in
+``goldens`` (copies of ``tests/golden/<version>/<case>``, written by other Spark versions) or the
+error class that refused it, and edits those named in ``edits`` with their kind's edit
+(tests/compat/edits.py) and restarts their query. Then it prints what it saw as one JSON object
+(last line)::
 
     python -m tests.support.version_run '{"root": "/tmp/x", "providers": ["hdfs", "rocksdb"],
-                                           "goldens": ["3.5.9/join-hdfs"]}'
+                                           "goldens": ["3.5.9/join-hdfs"],
+                                           "edits": ["3.5.9/dedup-rocksdb"]}'
 
 It imports only pyspark, spark_savepoint and the tests' query builders (no pytest).
 """
@@ -28,8 +31,16 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import spark_savepoint as sp
+from tests.compat.edits import EDITS as KIND_EDITS
 from tests.compat.golden import Golden, as_compared
-from tests.support.streaming_queries import StreamingQuery, build, query_for, restart_rows
+from tests.compat.restart import restart_case
+from tests.support.streaming_queries import (
+    StreamingQuery,
+    build,
+    query_for,
+    restart_rows,
+    session_confs,
+)
 
 TABLE = "v.agg_0.default"
 BOB_AGAIN = {"event_id": 7, "user": "bob", "item": "pear", "amount": 5, "ts": "2024-01-01 10:09:00"}
@@ -117,6 +128,21 @@ def golden_states(spark: SparkSession, root: Path, name: str) -> Any:
     return outcome(read)
 
 
+def golden_edit(spark: SparkSession, root: Path, name: str) -> dict[str, Any]:
+    """The golden checkpoint ``<version>/<case>`` (a copy under ``root``) edited with its kind's
+    edit (tests/compat/edits.py) by this Spark, and restarted by it: what the restart emitted,
+    or the error."""
+    version, case = name.split("/")
+    golden = Golden(version, case)
+    query = golden.copy(root / "edited" / version / case)
+    with session_confs(spark, {"spark.savepoint.write.force": "true"}):  # fresh copies
+        sp.attach(spark, str(query.checkpoint), "e")
+        for statement in KIND_EDITS[golden.kind].sql(f"e.{golden.uid}"):
+            spark.sql(statement)
+    return restart_case(spark, {"kind": golden.kind, "provider": golden.provider,
+                                "root": str(query.root)})  # fmt: skip
+
+
 def main(args: dict[str, Any]) -> dict[str, Any]:
     spark = sp.session(master="local[2]", **{"spark.sql.shuffle.partitions": "4",
                                             "spark.ui.enabled": "false"})  # fmt: skip
@@ -131,6 +157,9 @@ def main(args: dict[str, Any]) -> dict[str, Any]:
     )
     out["goldens"] = {
         name: golden_states(spark, Path(args["root"]), name) for name in args.get("goldens", [])
+    }
+    out["edited"] = {
+        name: golden_edit(spark, Path(args["root"]), name) for name in args.get("edits", [])
     }
     spark.stop()
     return out

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from spark_savepoint.catalog.jar import jar_name
+from tests.compat.edits import EDITS
 from tests.compat.golden import Golden, as_compared, goldens, reference_state
 from tests.support import REPO_ROOT
 from tests.support.connect_venv import CLIENT_VERSIONS, client_python, run_client
@@ -38,12 +39,23 @@ def goldens_read_on(minor: str) -> list[str]:
     return [*OTHER_KINDS, *own, *([NEWER] if minor == "3.5" else [])]
 
 
+EDITED_ON = {
+    "3.5": ("3.5.9/join-hdfs",),
+    "4.0": ("3.5.9/dedup-rocksdb", "4.0.5/tws-rocksdb"),
+    "4.1": ("3.5.9/pandas_state-hdfs", "4.1.4/tws-rocksdb"),
+    "4.2": ("3.5.9/window_agg-rocksdb", "4.2.1/tws-rocksdb_v2"),
+}
+"""Golden checkpoints each version edits with its kind's edit and restarts: every other kind on
+one version, and on each of 4.0 to 4.2 its own transformWithState state (4.2's in format v2)."""
+
+
 def _run(minor: str, root: Path) -> dict:
     python = runtime_python(minor)
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYSPARK_PYTHON": str(python)}
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYSPARK_PYTHON": str(python), "TZ": "UTC"}
     env.pop("SPARK_HOME", None)
     args = json.dumps({"root": str(root), "providers": ["hdfs", "rocksdb"],
-                       "goldens": goldens_read_on(minor)})  # fmt: skip
+                       "goldens": goldens_read_on(minor),
+                       "edits": EDITED_ON.get(minor, ())})  # fmt: skip
     result = subprocess.run([str(python), "-m", "tests.support.version_run", args], cwd=root,
                             env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
     assert result.returncode == 0, result.stderr[-4000:]
@@ -102,6 +114,18 @@ def test_other_kinds_and_versions_read_as_spark_read_them(version_run) -> None:
     assert out["bootstrap"] == (
         "SAVEPOINT_SPARK_VERSION" if minor == "3.5" else "UserDefinedTableFunction"
     )
+
+
+@pytest.mark.slow
+def test_other_kinds_are_edited_and_restarted_on_spark(version_run) -> None:
+    """A golden checkpoint edited by that Spark (a DELETE and an INSERT) and its query restarted
+    by that Spark: it emits what it would after those edits on any version
+    (tests/compat/edits.py)."""
+    minor, out, _ = version_run
+    assert sorted(out["edited"]) == sorted(EDITED_ON[minor])
+    for name, result in out["edited"].items():
+        assert "error" not in result, (name, result.get("error"))
+        assert result["emitted"] == EDITS[Golden(*name.split("/")).kind].restart, name
 
 
 @pytest.mark.slow
