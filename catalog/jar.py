@@ -109,16 +109,11 @@ def adapter_sources(minor: str) -> list[Path]:
 
 def _stand_in_packages(folder: Path) -> set[str]:
     """The packages of the tool's own classes that ``folder``'s relocations rename names to."""
-    listed = folder / RELOCATIONS
-    if not listed.is_file():
-        return set()
-    packages = set()
-    for line in listed.read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            older = line.split()[1]
-            if older.startswith("dev.sparksavepoint."):
-                packages.add(older.rstrip(".") if older.endswith(".") else older.rsplit(".", 1)[0])
-    return packages
+    return {
+        pair.older.rstrip(".") if pair.shared.endswith(".") else pair.older.rsplit(".", 1)[0]
+        for pair in _listed(folder)
+        if pair.older.startswith("dev.sparksavepoint.")
+    }
 
 
 def sources(minor: str) -> list[Path]:
@@ -157,15 +152,22 @@ def relocations(minor: str) -> list[Relocation]:
     >>> relocations("4.3")
     []
     """
-    pairs: list[Relocation] = []
-    for folder in ADAPTER_DIR.iterdir():
-        listed = folder / RELOCATIONS
-        if _version_key(folder.name) >= _version_key(minor) and listed.is_file():
-            for line in listed.read_text().splitlines():
-                if line.strip() and not line.startswith("#"):
-                    shared, older = line.split()
-                    pairs.append(Relocation(shared, older))
+    pairs = [
+        pair
+        for folder in ADAPTER_DIR.iterdir()
+        if _version_key(folder.name) >= _version_key(minor)
+        for pair in _listed(folder)
+    ]
     return sorted(pairs, key=lambda pair: (-len(pair.shared), pair.shared))
+
+
+def _listed(folder: Path) -> list[Relocation]:
+    """The lines of ``folder``'s ``relocations.txt`` (none when it has none)."""
+    listed = folder / RELOCATIONS
+    if not listed.is_file():
+        return []
+    lines = listed.read_text().splitlines()
+    return [Relocation(*line.split()) for line in lines if line.strip() and line[0] != "#"]
 
 
 def _relocated(text: str, pairs: list[Relocation]) -> str:
