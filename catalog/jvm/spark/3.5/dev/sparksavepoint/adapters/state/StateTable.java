@@ -81,7 +81,7 @@ final class StateTable implements SupportsRead, Scan, Batch {
     private final org.apache.spark.sql.execution.streaming.state.StateStoreProvider provider;
     private final org.apache.spark.sql.execution.streaming.state.ReadStateStore store;
     private final scala.collection.Iterator<UnsafeRowPair> rows;
-    private final int keyFields;
+    private final int[] keyFields;
     private final int[] valueFields;
     private InternalRow current;
 
@@ -106,7 +106,7 @@ final class StateTable implements SupportsRead, Scan, Batch {
         throw e;
       }
       rows = store.iterator();
-      keyFields = read.keySchema().size();
+      keyFields = IntStream.range(0, read.keySchema().size()).toArray();
       valueFields =
           IntStream.range(0, read.storedValue().size())
               .filter(
@@ -121,7 +121,7 @@ final class StateTable implements SupportsRead, Scan, Batch {
       current =
           new GenericInternalRow(
               new Object[] {
-                project(pair.key(), read().storedKey(), IntStream.range(0, keyFields).toArray()),
+                project(pair.key(), read().storedKey(), keyFields),
                 project(pair.value(), read().storedValue(), valueFields),
                 part.partition()
               });
