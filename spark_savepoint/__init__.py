@@ -25,6 +25,7 @@ except _NotInstalled:  # imported from a source checkout that pip never installe
 
 from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors  # noqa: E402
 from spark_savepoint.catalog.errors import SavepointError  # noqa: E402
+from spark_savepoint.sql_ext.doctor import Finding, Verification, verify  # noqa: E402
 from spark_savepoint.sql_ext.dry_run import DryRun, dry_run  # noqa: E402
 from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa: E402
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
@@ -55,11 +56,13 @@ __all__ = [
     "Checkpoint",
     "DryRun",
     "EditReport",
+    "Finding",
     "Inspection",
     "SavepointError",
     "SavepointInfo",
     "Transaction",
     "UpgradeReport",
+    "Verification",
     "attach",
     "bootstrap_transform_with_state",
     "catalog_conf",
@@ -78,6 +81,7 @@ __all__ = [
     "session",
     "upgrade_apply",
     "upgrade_check",
+    "verify",
     "spark_conf",
     "split_statements",
     "take_savepoint",

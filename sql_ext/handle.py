@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from spark_savepoint.sql_ext import edits, empty, inspection, savepoints, session, upgrade
+from spark_savepoint.sql_ext import doctor, edits, empty, inspection, savepoints, session, upgrade
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -89,6 +89,10 @@ class Checkpoint:
     def dispose(self) -> str:
         """Removes it, as a savepoint (:func:`~spark_savepoint.dispose_savepoint`)."""
         return savepoints.dispose_savepoint(self.spark, self.path)
+
+    def verify(self, deep: bool = False) -> doctor.Verification:
+        """What is wrong with it (:func:`~spark_savepoint.verify`)."""
+        return doctor.verify(self.spark, self.path, deep)
 
     def recover(self, force: bool = False) -> str:
         """Completes or removes what an interrupted edit left (:func:`~spark_savepoint.recover`)."""

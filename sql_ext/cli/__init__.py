@@ -14,6 +14,7 @@
     spark-savepoint savepoint take|restore|list|dispose ...
     spark-savepoint upgrade check|apply <checkpoint> --query MODULE:FUNCTION ...
     spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
+    spark-savepoint doctor <path> [--json] [--deep]   (exit 0 healthy, 1 warnings, 2 errors)
 
 Both servers are read-only unless ``--allow-writes``. ``connect`` always asks clients for a
 token (generated, or from ``--token-file`` / ``SPARK_CONNECT_AUTHENTICATE_TOKEN``);
@@ -26,10 +27,11 @@ and ``--output-mode``: the query that writes a checkpoint (plain: the first chec
 :mod:`~spark_savepoint.sql_ext.cli.queries`).
 
 One module per command group, each with one ``add(subparsers)`` that registers its commands
-(:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf), ``checkpoint``
-(create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``serve`` (thriftserver,
-connect). What they share: ``options`` (``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint
-paths checked before Spark starts, the quiet local session), ``queries`` (``--query``).
+(:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf),
+``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``doctor``,
+``serve`` (thriftserver, connect). What they share: ``options`` (``--verbose``,
+``KEY=VALUE``), ``local`` (checkpoint paths checked before Spark starts, the quiet local
+session), ``queries`` (``--query``).
 
 Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
 it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only
@@ -44,9 +46,9 @@ import traceback
 from collections.abc import Sequence
 
 from spark_savepoint.catalog.bridge import savepoint_error
-from spark_savepoint.sql_ext.cli import checkpoint, inspect, savepoint, serve, sql, upgrade
+from spark_savepoint.sql_ext.cli import checkpoint, doctor, inspect, savepoint, serve, sql, upgrade
 
-COMMAND_GROUPS = (sql, checkpoint, savepoint, upgrade, inspect, serve)
+COMMAND_GROUPS = (sql, checkpoint, savepoint, upgrade, inspect, doctor, serve)
 """The modules whose ``add(subparsers)`` make the command line, in the order of ``--help``."""
 
 

@@ -45,17 +45,8 @@ public final class QueryActivity {
   /** Throws SAVEPOINT_QUERY_RUNNING or SAVEPOINT_QUERY_ALIVE when the query may run. */
   public static void check(
       SparkSession spark, Checkpoint ckpt, String uid, String state, boolean force) {
-    String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
-    for (var query : spark.streams().active()) {
-      if (query instanceof StreamingQueryWrapper w
-          && new Path(w.streamingQuery().resolvedCheckpointRoot()).toString().equals(target)) {
-        throw Errors.queryRunning(
-            ckpt.location(),
-            uid,
-            state,
-            query.name() == null ? query.id().toString() : query.name());
-      }
-    }
+    String running = runningHere(spark, ckpt);
+    if (running != null) throw Errors.queryRunning(ckpt.location(), uid, state, running);
     if (force
         || spark
             .sessionState()
@@ -64,6 +55,36 @@ public final class QueryActivity {
             .equalsIgnoreCase("true")) {
       return;
     }
+    String alive = aliveElsewhere(ckpt);
+    if (alive != null) {
+      throw Errors.queryAlive(ckpt.location(), uid, state, alive, Settings.WRITE_FORCE);
+    }
+  }
+
+  /**
+   * Why the checkpoint's query may be running now (checks 1 and 3 above), or null when it looks
+   * stopped: what the doctor reports.
+   */
+  public static String activity(SparkSession spark, Checkpoint ckpt) {
+    String running = runningHere(spark, ckpt);
+    if (running != null) return "streaming query " + running + " of this session is running on it";
+    return aliveElsewhere(ckpt);
+  }
+
+  /** The name (or id) of a query of this session running on the checkpoint, or null. */
+  private static String runningHere(SparkSession spark, Checkpoint ckpt) {
+    String target = ckpt.fileSystem().makeQualified(ckpt.root()).toString();
+    for (var query : spark.streams().active()) {
+      if (query instanceof StreamingQueryWrapper w
+          && new Path(w.streamingQuery().resolvedCheckpointRoot()).toString().equals(target)) {
+        return query.name() == null ? query.id().toString() : query.name();
+      }
+    }
+    return null;
+  }
+
+  /** Why the query looks alive from its run records and batch times, or null. */
+  private static String aliveElsewhere(Checkpoint ckpt) {
     List<RunRecords.Run> runs;
     try {
       runs = RunRecords.read(ckpt.fileSystem(), ckpt.root());
@@ -73,30 +94,22 @@ public final class QueryActivity {
     long now = System.currentTimeMillis();
     for (RunRecords.Run run : runs) {
       if (run.alive(now)) {
-        throw Errors.queryAlive(
-            ckpt.location(),
-            uid,
-            state,
-            "it runs: "
-                + run.describe(now)
-                + "; a run counts as alive until it stops or is not heard from for "
-                + RunRecords.seconds(run.leaseMs()),
-            Settings.WRITE_FORCE);
+        return "it runs: "
+            + run.describe(now)
+            + "; a run counts as alive until it stops or is not heard from for "
+            + RunRecords.seconds(run.leaseMs());
       }
     }
     Activity activity = Activity.of(ckpt);
-    if (activity == null) return;
+    if (activity == null) return null;
     UUID id = ckpt.queryId();
     for (RunRecords.Run run : runs) {
       // a stop proves nothing about another query's batches (a metadata file replaced since)
-      if (run.of(id) && run.stopped() && run.lastBatch() >= activity.batchId()) return;
+      if (run.of(id) && run.stopped() && run.lastBatch() >= activity.batchId()) return null;
     }
     Long stopped = id == null ? null : QueryRuns.stoppedAt(id);
-    if (stopped != null && activity.committedMs() <= stopped) return;
-    if (activity.age() < activity.window()) {
-      throw Errors.queryAlive(
-          ckpt.location(), uid, state, activity.describe(), Settings.WRITE_FORCE);
-    }
+    if (stopped != null && activity.committedMs() <= stopped) return null;
+    return activity.age() < activity.window() ? activity.describe() : null;
   }
 
   /** The query's last batch, when it was committed, and how often it commits batches. */

@@ -19,6 +19,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
  *   CALL savepoint.system.create_savepoint('/ckpt/like');   -- the catalog's folder, empty
  *   CALL savepoint.system.recover([force]);
  *   CALL savepoint.system.list_files(['state']);            -- path, bytes, modified_ms
+ *   CALL savepoint.system.verify();                         -- the doctor's findings
  *   CALL savepoint.system.last_edit();                      -- this session's last edit
  *   CALL savepoint.system.last_dry_run();
  *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
@@ -40,6 +41,7 @@ public final class Procedures {
           Map.entry("create_savepoint", CreateSavepointProcedure::new),
           Map.entry("recover", RecoverProcedure::new),
           Map.entry("list_files", ListFilesProcedure::new),
+          Map.entry("verify", VerifyProcedure::new),
           Map.entry("last_edit", LastEditProcedure::new),
           Map.entry("last_dry_run", LastDryRunProcedure::new),
           Map.entry("begin_transaction", BeginTransactionProcedure::new),

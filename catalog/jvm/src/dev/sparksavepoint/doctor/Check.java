@@ -1,0 +1,110 @@
+package dev.sparksavepoint.doctor;
+
+/**
+ * The classes of findings, each with its severity and fix: stable names that scripts and
+ * docs/doctor.md use. {@code ERROR}: the query cannot restart, or would restart on wrong state;
+ * {@code WARNING}: it restarts, but something should be fixed; {@code INFO}: worth knowing.
+ */
+public enum Check {
+  METADATA_MISSING(
+      Severity.ERROR,
+      "Restore the metadata file from a copy of the checkpoint (it holds only the query id,"
+          + " {\"id\":\"<uuid>\"}); Spark refuses to restart without it"
+          + " (STREAMING_CHECKPOINT_MISSING_METADATA_FILE)."),
+  METADATA_UNREADABLE(
+      Severity.ERROR,
+      "Restore the metadata file from a copy of the checkpoint: one JSON line,"
+          + " {\"id\":\"<uuid>\"}."),
+  LOG_ENTRY_UNREADABLE(
+      Severity.ERROR,
+      "Restore the entry from a copy, or take a savepoint of the batch before it"
+          + " (spark-savepoint savepoint take --batch N) and restore it."),
+  LOG_ENTRY_NEWER(
+      Severity.ERROR, "Run the query on the Spark release that wrote the entry, or a newer one."),
+  LOG_GAP(
+      Severity.WARNING,
+      "Restore the missing entries from a copy; until then the batches around the gap cannot be"
+          + " read as of them, rolled back to or compared."),
+  COMMIT_WITHOUT_OFFSETS(
+      Severity.ERROR,
+      "Restore offsets/<batch> from a copy, or take a savepoint of the last batch that has both"
+          + " entries (spark-savepoint savepoint take --batch N) and restore it."),
+  UNCOMMITTED_BATCH(
+      Severity.INFO,
+      "Nothing to do: the query stopped after planning the batch and runs it again on restart."),
+  UNCOMMITTED_BATCHES(
+      Severity.ERROR,
+      "Remove the offsets/ entries after the first uncommitted batch once no query runs: Spark"
+          + " plans one batch at a time."),
+  STALE_CHECKSUM(
+      Severity.WARNING,
+      "The file was changed after it was written, and Spark reads it as it is: if the change was"
+          + " meant, remove the stale checksum file (Hadoop then reads the file unchecked), else"
+          + " restore the file from a copy."),
+  STATE_FILE_CORRUPT(
+      Severity.ERROR,
+      "Restore the file from a copy, or take a savepoint of an earlier batch whose state loads"
+          + " (spark-savepoint savepoint take --batch N) and restore it."),
+  STATE_FILE_MISSING(
+      Severity.ERROR,
+      "Restore the file from a copy, or take a savepoint of an earlier batch whose state loads"
+          + " (spark-savepoint savepoint take --batch N) and restore it."),
+  SST_FILE_MISSING(
+      Severity.ERROR,
+      "Restore the SST file from a copy, or take a savepoint of an earlier batch whose state"
+          + " loads (spark-savepoint savepoint take --batch N) and restore it."),
+  STATE_PARTITION_MISSING(
+      Severity.ERROR,
+      "Restore the partition's folder from a copy, or take a savepoint of an earlier batch"
+          + " whose state loads (spark-savepoint savepoint take --batch N) and restore it."),
+  SCHEMA_FILE_MISSING(
+      Severity.ERROR,
+      "Restore the state schema file from a copy (its operator metadata names it)."),
+  PARTITIONS_DISAGREE(
+      Severity.ERROR,
+      "Find which count is right (the offset log's is what Spark restarts with) and restore the"
+          + " files that disagree from a copy."),
+  EXTRA_PARTITION(
+      Severity.WARNING,
+      "Remove the folder, or restore the checkpoint's partition count: Spark ignores state of"
+          + " partitions it does not run."),
+  PROVIDER_DISAGREE(
+      Severity.ERROR,
+      "Restart with the provider whose files the state holds, or restore the state with"
+          + " spark-savepoint savepoint restore --provider."),
+  STATE_FILES_PAST_COMMIT(
+      Severity.WARNING,
+      "Remove them once no query runs: a batch killed after writing state and before its commit"
+          + " left them, and the batch writes them anew when it runs again."),
+  EDIT_LEFTOVER(
+      Severity.WARNING, "Run spark-savepoint recover once no edit runs: a killed edit left it."),
+  TEMPORARY_FILE(
+      Severity.INFO,
+      "Remove it when no query runs: a killed writer left it, and nothing reads it."),
+  QUERY_ACTIVE(
+      Severity.WARNING,
+      "Stop the query before repairing it; what it writes meanwhile may change these findings.");
+
+  /** How much a finding matters. */
+  public enum Severity {
+    ERROR,
+    WARNING,
+    INFO
+  }
+
+  private final Severity severity;
+  private final String fix;
+
+  Check(Severity severity, String fix) {
+    this.severity = severity;
+    this.fix = fix;
+  }
+
+  public Severity severity() {
+    return severity;
+  }
+
+  public String fix() {
+    return fix;
+  }
+}

@@ -1,0 +1,119 @@
+package dev.sparksavepoint.doctor;
+
+import dev.sparksavepoint.checkpoint.Checkpoint;
+import dev.sparksavepoint.commit.QueryActivity;
+import dev.sparksavepoint.errors.Errors;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.classic.SparkSession;
+
+/**
+ * Verifies a checkpoint offline: its logs ({@link LogChecks}), the checksums of its files
+ * ({@link FileChecksums}), its state ({@link StateChecks}), what killed writers left
+ * ({@link LeftoverChecks}) and whether a query writes to it now. Changes no file.
+ *
+ * <pre>
+ *   List&lt;Finding&gt; findings = Doctor.verify(spark, "/ckpt");  // [] when healthy
+ * </pre>
+ */
+public final class Doctor {
+  private Doctor() {}
+
+  /**
+   * The findings about the checkpoint at {@code location}, most severe first, then by file.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_SUCH_FOLDER or
+   *     SAVEPOINT_NOT_A_CHECKPOINT when it is not a checkpoint at all
+   */
+  public static List<Finding> verify(SparkSession spark, String location) {
+    Path root = new Path(location);
+    List<Finding> findings = new ArrayList<>();
+    try {
+      FileSystem fs = root.getFileSystem(spark.sessionState().newHadoopConf());
+      if (!fs.exists(root)) throw Errors.noSuchFolder(location);
+      CheckpointTree tree = CheckpointTree.list(fs, root);
+      if (!tree.isFolder("offsets") && !tree.isFolder("commits") && !tree.isFolder("state")) {
+        List<String> found = tree.children("");
+        throw Errors.notACheckpoint(
+            location,
+            found.isEmpty()
+                ? "nothing"
+                : String.join(", ", found.subList(0, Math.min(10, found.size()))));
+      }
+      LogChecks.Facts facts = new LogChecks(fs, root, tree, findings::add).run();
+      for (FileChecksums.Mismatch m :
+          FileChecksums.mismatches(spark, root, FileChecksums.checked(tree), tree)) {
+        findings.add(checksumFinding(m));
+      }
+      new StateChecks(fs, root, tree, facts, findings::add).run();
+      LeftoverChecks.run(tree, findings::add);
+      activity(spark, location, findings);
+    } catch (IOException e) {
+      throw Errors.io(location, e);
+    }
+    return ordered(findings);
+  }
+
+  private static Finding checksumFinding(FileChecksums.Mismatch m) {
+    boolean state = m.path().startsWith("state/");
+    Check check = state ? Check.STATE_FILE_CORRUPT : Check.STALE_CHECKSUM;
+    Long op = null;
+    Integer partition = null;
+    String[] parts = m.path().split("/");
+    if (state && parts.length > 1 && parts[1].matches("\\d+")) op = Long.parseLong(parts[1]);
+    if (state && parts.length > 2 && parts[2].matches("\\d+"))
+      partition = Integer.valueOf(parts[2]);
+    return Finding.of(
+        check,
+        null,
+        op,
+        partition,
+        m.path(),
+        m.path() + " " + m.detail() + " (" + m.checksumFile() + ")");
+  }
+
+  private static void activity(SparkSession spark, String location, List<Finding> findings) {
+    String why;
+    try {
+      why =
+          QueryActivity.activity(
+              spark, Checkpoint.open(location, spark.sessionState().newHadoopConf()));
+    } catch (Exception e) { // AnalysisException too: Errors throws it unchecked
+      return; // a checkpoint this damaged has findings enough
+    }
+    if (why != null) {
+      findings.add(
+          Finding.of(
+              Check.QUERY_ACTIVE, null, null, null, null, "a query may be writing to it: " + why));
+    }
+  }
+
+  /**
+   * One finding per file, the most severe (a hand-edited log entry that no longer parses is
+   * unreadable, not also of a stale checksum), most severe first, then by file and class.
+   */
+  private static List<Finding> ordered(List<Finding> findings) {
+    Map<String, Finding> byFile = new LinkedHashMap<>();
+    List<Finding> kept = new ArrayList<>();
+    for (Finding f : findings) {
+      if (f.file() == null) {
+        kept.add(f);
+        continue;
+      }
+      byFile.merge(f.file(), f, (a, b) -> b.severity().compareTo(a.severity()) < 0 ? b : a);
+    }
+    List<Finding> sorted = new ArrayList<>(kept);
+    sorted.addAll(byFile.values());
+    sorted.sort(
+        Comparator.comparing(Finding::severity)
+            .thenComparing(f -> f.file() == null ? "" : f.file())
+            .thenComparing(Finding::check));
+    return sorted;
+  }
+}

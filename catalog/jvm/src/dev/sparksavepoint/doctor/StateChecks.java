@@ -1,0 +1,299 @@
+package dev.sparksavepoint.doctor;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.StoreProviders;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Consumer;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * The state, per operator, partition and store: can the version the next batch loads be built
+ * from the files ({@link StoreChain}), do the RocksDB zips it needs name SST files that are
+ * there ({@link ZipManifest}), is a partition's folder missing, are there files of versions
+ * past the last commit, and do operator metadata, schema files, the offset log's settings and
+ * the files agree (partitions, provider).
+ */
+final class StateChecks {
+  private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final FileSystem fs;
+  private final Path root;
+  private final CheckpointTree tree;
+  private final LogChecks.Facts facts;
+  private final Consumer<Finding> found;
+
+  StateChecks(
+      FileSystem fs,
+      Path root,
+      CheckpointTree tree,
+      LogChecks.Facts facts,
+      Consumer<Finding> found) {
+    this.fs = fs;
+    this.root = root;
+    this.tree = tree;
+    this.facts = facts;
+    this.found = found;
+  }
+
+  void run() {
+    if (facts.lastCommitted() < 0 || !tree.isFolder("state")) return;
+    for (String name : tree.children("state")) {
+      if (name.matches("\\d+") && tree.isFolder("state/" + name)) operator(Long.parseLong(name));
+    }
+  }
+
+  private void operator(long op) {
+    String dir = "state/" + op;
+    long batch = facts.lastCommitted();
+    JsonNode metadata = operatorMetadata(dir);
+    int partitions = partitions(op, dir, metadata);
+    TreeSet<Integer> folders = new TreeSet<>();
+    for (String name : tree.children(dir)) {
+      if (name.matches("\\d+") && tree.isFolder(dir + "/" + name))
+        folders.add(Integer.valueOf(name));
+    }
+    TreeSet<String> stores = new TreeSet<>();
+    for (int p : folders) stores.addAll(stores(dir + "/" + p));
+    if (stores.isEmpty()) stores.add("");
+    boolean rocksdb = isRocksDB();
+    boolean providerReported = false; // once per operator
+    for (int p = 0; p < partitions; p++) {
+      String folder = dir + "/" + p;
+      if (!folders.contains(p)) {
+        found.accept(
+            Finding.of(
+                Check.STATE_PARTITION_MISSING,
+                batch,
+                op,
+                p,
+                folder,
+                "the state of partition "
+                    + p
+                    + " of operator "
+                    + op
+                    + " is missing ("
+                    + folder
+                    + "/): the operator has "
+                    + partitions
+                    + " partitions"));
+        continue;
+      }
+      int index = 0;
+      for (String store : stores) {
+        String storeFolder = store.isEmpty() ? folder : folder + "/" + store;
+        StoreChain chain = StoreChain.of(tree, storeFolder);
+        if (chain.disagreesWith(rocksdb)) {
+          if (!providerReported) {
+            providerReported = true;
+            found.accept(
+                Finding.of(
+                    Check.PROVIDER_DISAGREE,
+                    batch,
+                    op,
+                    p,
+                    storeFolder,
+                    "the offset log records the "
+                        + (rocksdb ? "RocksDB" : "HDFS-backed")
+                        + " state store provider, but "
+                        + storeFolder
+                        + "/ holds "
+                        + chain.kinds()
+                        + " files"));
+          }
+          continue; // what is missing depends on the provider that wrote the files
+        }
+        String id = uniqueId(op, p, index++);
+        for (String missing : chain.missing(batch + 1, id, rocksdb)) {
+          String file = storeFolder + "/" + missing;
+          found.accept(
+              Finding.of(
+                  Check.STATE_FILE_MISSING,
+                  batch,
+                  op,
+                  p,
+                  file,
+                  file
+                      + " is missing: the state of batch "
+                      + batch
+                      + " (version "
+                      + (batch + 1)
+                      + ") is built from it"));
+        }
+        String zip = chain.baseZip(batch + 1, id);
+        if (zip != null) ZipManifest.check(fs, root, tree, storeFolder, zip, batch, op, p, found);
+        for (String past : chain.pastVersion(batch + 1)) {
+          found.accept(
+              Finding.of(
+                  Check.STATE_FILES_PAST_COMMIT,
+                  batch,
+                  op,
+                  p,
+                  storeFolder + "/" + past,
+                  storeFolder
+                      + "/"
+                      + past
+                      + " is of a version after the last committed batch "
+                      + batch
+                      + " (version "
+                      + (batch + 1)
+                      + ")"));
+        }
+      }
+    }
+    for (int p : folders.tailSet(partitions, true)) {
+      found.accept(
+          Finding.of(
+              Check.EXTRA_PARTITION,
+              batch,
+              op,
+              p,
+              dir + "/" + p,
+              dir + "/" + p + "/ is past the operator's " + partitions + " partitions"));
+    }
+    schemaFiles(op, dir, metadata);
+  }
+
+  /**
+   * A state file of a version after the last commit's: of the planned, uncommitted batch (info:
+   * it writes the file anew when it runs again), else of no batch the logs know (warning).
+   */
+  private void pastCommit(long op, int partition, String file, long version) {
+    long batch = facts.lastCommitted();
+    boolean planned = version == batch + 2 && facts.lastPlanned() == batch + 1;
+    Finding finding =
+        Finding.of(
+            Check.STATE_FILES_PAST_COMMIT,
+            batch,
+            op,
+            partition,
+            file,
+            file
+                + " is of version "
+                + version
+                + ", after the last committed batch "
+                + batch
+                + " (version "
+                + (batch + 1)
+                + ")"
+                + (planned ? ": the planned batch " + (batch + 1) + " wrote it" : ""));
+    found.accept(planned ? finding.at(Check.Severity.INFO) : finding);
+  }
+
+  /** The operator's partition count: its metadata's, else the offset log's, else the folders'. */
+  private int partitions(long op, String dir, JsonNode metadata) {
+    String recorded = facts.conf().get(SHUFFLE_PARTITIONS);
+    int fromConf = recorded == null ? -1 : Integer.parseInt(recorded.trim());
+    int fromMetadata = metadata == null ? -1 : metadata.path("numPartitions").asInt(-1);
+    if (fromConf > 0 && fromMetadata > 0 && fromConf != fromMetadata) {
+      found.accept(
+          Finding.of(
+              Check.PARTITIONS_DISAGREE,
+              facts.lastCommitted(),
+              op,
+              null,
+              dir + "/_metadata",
+              "operator "
+                  + op
+                  + "'s metadata records "
+                  + fromMetadata
+                  + " partitions, the offset"
+                  + " log's "
+                  + SHUFFLE_PARTITIONS
+                  + " "
+                  + fromConf));
+    }
+    if (fromMetadata > 0) return fromMetadata;
+    if (fromConf > 0) return fromConf;
+    int folders = 0;
+    for (String name : tree.children(dir)) {
+      if (name.matches("\\d+")) folders = Math.max(folders, Integer.parseInt(name) + 1);
+    }
+    return folders;
+  }
+
+  /** The store info of the operator's metadata as of the last commit (v2, else v1), or null. */
+  private JsonNode operatorMetadata(String dir) {
+    String file = dir + "/_metadata/metadata";
+    TreeSet<Long> v2 = new TreeSet<>();
+    for (String name : tree.children(dir + "/_metadata/v2")) {
+      if (name.matches("\\d+")) v2.add(Long.parseLong(name));
+    }
+    Long entry = v2.floor(facts.lastCommitted());
+    if (entry != null) file = dir + "/_metadata/v2/" + entry;
+    if (!tree.has(file)) return null;
+    try {
+      byte[] bytes = CheckpointFiles.readAsSpark(fs, new Path(root, file), () -> {});
+      List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
+      return JSON.readTree(lines.get(1)).path("stateStoreInfo").path(0);
+    } catch (IOException | RuntimeException e) {
+      return null; // Spark's own reader reports what it cannot read
+    }
+  }
+
+  /** The stores of a partition folder: "" for its own files, and a join's store folders. */
+  private List<String> stores(String folder) {
+    List<String> stores = new ArrayList<>();
+    for (String name : tree.children(folder)) {
+      String path = folder + "/" + name;
+      if (tree.isFolder(path)) {
+        if (!name.equals("_metadata") && !name.equals("SSTs") && !name.startsWith(".")) {
+          stores.add(name);
+        }
+      } else if (StoreChain.version(name) >= 0 && !stores.contains("")) {
+        stores.add("");
+      }
+    }
+    return stores;
+  }
+
+  private boolean isRocksDB() {
+    String provider = facts.conf().get(StoreProviders.PROVIDER_CONF);
+    return provider != null && provider.contains("RocksDB");
+  }
+
+  /** The state checkpoint id of store {@code index} of a partition (format v2), or null. */
+  private String uniqueId(long op, int partition, int index) {
+    Map<Long, String[][]> ids = facts.uniqueIds();
+    String[][] table = ids == null ? null : ids.get(op);
+    if (table == null || partition >= table.length || table[partition].length == 0) return null;
+    String[] stores = table[partition];
+    return stores[Math.min(index, stores.length - 1)];
+  }
+
+  /** The schema files operator metadata v2 names: here (or moved with the checkpoint). */
+  private void schemaFiles(long op, String dir, JsonNode metadata) {
+    if (metadata == null) return;
+    for (JsonNode path : metadata.path("stateSchemaFilePaths")) {
+      String recorded = path.asText();
+      int at = recorded.indexOf("/" + dir + "/_stateSchema/");
+      String local = at < 0 ? null : recorded.substring(at + 1);
+      if (local != null && tree.has(local)) continue;
+      try {
+        if (fs.exists(new Path(recorded))) continue;
+      } catch (IOException | RuntimeException e) {
+        // an unreachable file system: missing as far as a restart here goes
+      }
+      found.accept(
+          Finding.of(
+              Check.SCHEMA_FILE_MISSING,
+              facts.lastCommitted(),
+              op,
+              null,
+              local == null ? recorded : local,
+              "operator "
+                  + op
+                  + "'s metadata names the state schema file "
+                  + recorded
+                  + ", which is missing"));
+    }
+  }
+}

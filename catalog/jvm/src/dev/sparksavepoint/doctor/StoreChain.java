@@ -1,0 +1,122 @@
+package dev.sparksavepoint.doctor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The data files of one state store folder by version, and what loading a version needs, as
+ * Spark's providers load it: HDFS-backed, the newest {@code .snapshot} at or below the version
+ * and every {@code .delta} after it; RocksDB, the newest {@code .zip} at or below it and every
+ * {@code .changelog} after it (with changelog checkpointing), else the version's own zip;
+ * checkpoint format 2, the version's file named by the commit's state checkpoint id
+ * ({@code 5_<id>.zip} or {@code 5_<id>.changelog}), whose lineage Spark follows from there.
+ */
+final class StoreChain {
+  private static final Pattern VERSION_FILE =
+      Pattern.compile("(\\d+)(?:_([0-9A-Za-z-]+))?\\.(delta|snapshot|zip|changelog)");
+
+  /** Version to the kinds of file it has, unique id (format 2) prefixed: "delta", "<id>.zip". */
+  private final TreeMap<Long, TreeSet<String>> files = new TreeMap<>();
+
+  private StoreChain() {}
+
+  static StoreChain of(CheckpointTree tree, String folder) {
+    StoreChain chain = new StoreChain();
+    for (String name : tree.children(folder)) {
+      Matcher m = VERSION_FILE.matcher(name);
+      if (!m.matches() || tree.isFolder(folder + "/" + name)) continue;
+      String kind = m.group(2) == null ? m.group(3) : m.group(2) + "." + m.group(3);
+      chain.files.computeIfAbsent(Long.parseLong(m.group(1)), v -> new TreeSet<>()).add(kind);
+    }
+    return chain;
+  }
+
+  /** The version of a state data file name ({@code 5.delta}, {@code 5_<id>.zip}), or -1. */
+  static long version(String name) {
+    Matcher m = VERSION_FILE.matcher(name);
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+  }
+
+  /**
+   * The file names missing to build {@code version}: with {@code id} (format 2) the version's
+   * own file; else the deltas or changelogs after the newest snapshot at or below it.
+   */
+  List<String> missing(long version, String id, boolean rocksdb) {
+    if (id != null) {
+      return has(version, id + ".zip") || has(version, id + ".changelog")
+          ? List.of()
+          : List.of(version + "_" + id + (anyKind("changelog") ? ".changelog" : ".zip"));
+    }
+    String snapshot = rocksdb ? "zip" : "snapshot";
+    String change = rocksdb ? "changelog" : "delta";
+    long base = base(version, snapshot);
+    List<String> missing = new ArrayList<>();
+    if (base == version) return missing;
+    if (rocksdb && !anyKind(change)) return List.of(version + ".zip");
+    for (long v = base + 1; v <= version; v++) {
+      if (!has(v, change)) missing.add(v + "." + change);
+    }
+    return missing;
+  }
+
+  /** The zip {@code version} loads from (format 1: the newest at or below it), or null. */
+  String baseZip(long version, String id) {
+    if (id != null) return has(version, id + ".zip") ? version + "_" + id + ".zip" : null;
+    long base = base(version, "zip");
+    return base > 0 ? base + ".zip" : null;
+  }
+
+  /** The files of versions after {@code version}. */
+  List<String> pastVersion(long version) {
+    List<String> past = new ArrayList<>();
+    for (var entry : files.tailMap(version, false).entrySet()) {
+      for (String kind : entry.getValue()) {
+        int dot = kind.lastIndexOf('.');
+        past.add(entry.getKey() + (dot < 0 ? "." + kind : "_" + kind));
+      }
+    }
+    return past;
+  }
+
+  /** True when the files are of the other provider than {@code rocksdb} says. */
+  boolean disagreesWith(boolean rocksdb) {
+    return rocksdb
+        ? anyKind("delta") || anyKind("snapshot")
+        : anyKind("zip") || anyKind("changelog");
+  }
+
+  /** The kinds of data file present, e.g. "delta, snapshot". */
+  String kinds() {
+    TreeSet<String> kinds = new TreeSet<>();
+    for (TreeSet<String> of : files.values()) {
+      for (String kind : of) kinds.add("." + kind.substring(kind.lastIndexOf('.') + 1));
+    }
+    return String.join(", ", kinds);
+  }
+
+  /** The newest version at or below {@code version} with a file of {@code kind}; 0 if none. */
+  private long base(long version, String kind) {
+    for (var entry : files.headMap(version, true).descendingMap().entrySet()) {
+      if (entry.getValue().contains(kind)) return entry.getKey();
+    }
+    return 0;
+  }
+
+  private boolean has(long version, String kind) {
+    TreeSet<String> kinds = files.get(version);
+    return kinds != null && kinds.contains(kind);
+  }
+
+  private boolean anyKind(String kind) {
+    for (TreeSet<String> of : files.values()) {
+      for (String k : of) {
+        if (k.equals(kind) || k.endsWith("." + kind)) return true;
+      }
+    }
+    return false;
+  }
+}
