@@ -6,9 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from spark_savepoint import attach, create_savepoint
 from tests.compat.golden import goldens
 from tests.support.streaming_queries import StreamingQuery, session_confs
+
+pytestmark = pytest.mark.slow  # restarts a format-2 query (about 12 s)
 
 FORMAT_VERSION = "spark.sql.streaming.stateStore.checkpointFormatVersion"
 

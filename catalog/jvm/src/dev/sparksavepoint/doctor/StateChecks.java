@@ -131,21 +131,7 @@ final class StateChecks {
         String zip = chain.baseZip(batch + 1, id);
         if (zip != null) ZipManifest.check(fs, root, tree, storeFolder, zip, batch, op, p, found);
         for (String past : chain.pastVersion(batch + 1)) {
-          found.accept(
-              Finding.of(
-                  Check.STATE_FILES_PAST_COMMIT,
-                  batch,
-                  op,
-                  p,
-                  storeFolder + "/" + past,
-                  storeFolder
-                      + "/"
-                      + past
-                      + " is of a version after the last committed batch "
-                      + batch
-                      + " (version "
-                      + (batch + 1)
-                      + ")"));
+          pastCommit(op, p, storeFolder + "/" + past, StoreChain.version(past));
         }
       }
     }
