@@ -46,6 +46,11 @@ def files(spark: SparkSession, uri: str) -> list[str]:
     return sorted(found)
 
 
+def delete(spark: SparkSession, uri: str) -> bool:
+    """Remove file ``uri``; whether it was there."""
+    return bool(_fs(spark, uri).delete(_path(spark, uri), False))
+
+
 def last_batch(spark: SparkSession, uri: str) -> int:
     """The last committed batch id of the checkpoint at ``uri`` (the highest ``commits/<N>``)."""
     return max(int(f.split("/")[1]) for f in files(spark, uri)

@@ -22,7 +22,7 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from spark_savepoint import attach, list_savepoints, restore_savepoint, take_savepoint
+from spark_savepoint import attach, list_savepoints, restore_savepoint, take_savepoint, verify
 from spark_savepoint.sql_ext.inspection import inspect_checkpoint
 from tests.support import remote_fs
 from tests.support.streaming_queries import StreamingQuery
@@ -63,6 +63,11 @@ def listed(spark: SparkSession, folder: str) -> list[list[Any]]:
 def inspect(spark: SparkSession, checkpoint: str) -> dict[str, Any]:
     """``spark-savepoint inspect``'s report of ``checkpoint`` as plain values."""
     return inspect_checkpoint(spark, checkpoint).as_dict()
+
+
+def verified(spark: SparkSession, checkpoint: str) -> list[list[Any]]:
+    """The doctor's findings of ``checkpoint``: ``[class, severity, file]`` each."""
+    return [[f.check, f.severity, f.file] for f in verify(spark, checkpoint).findings]
 
 
 def run(spark: SparkSession, kind: str, provider: str, root: str, location: str) -> list[dict]:
@@ -119,9 +124,11 @@ STEPS: dict[str, Callable[..., Any]] = {
     "list": listed,
     "run": run,
     "inspect": inspect,
+    "verify": verified,
     "race": race,
     "upload": remote_fs.upload,
     "files": remote_fs.files,
+    "delete": remote_fs.delete,
     "mkdirs": remote_fs.mkdirs,
     "last_batch": remote_fs.last_batch,
     "read_text": remote_fs.read_text,

@@ -5,7 +5,8 @@ Spark driver of its own, ``tests.support.store_driver``). The same steps run on 
 - a real streaming query writes its checkpoint there; the catalog reads it (latest,
   ``VERSION AS OF``, ``metadata``), writes it (upsert, delete), rolls it back (an overwrite
   with an earlier batch's state), inspects it (rows, bytes, batches), takes a savepoint there
-  and restores it onto 2 partitions;
+  and restores it onto 2 partitions; the doctor finds all three healthy, and names a state file
+  removed from the savepoint;
   the edited and the restored checkpoints restart the real query, which goes on from the
   edited state;
 - a fixture checkpoint copied there with Hadoop's FileSystem API (HDFS-backed state on HDFS,
@@ -144,6 +145,15 @@ def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path)
     assert state(step, "remote_restored.agg_0.default") == upserted
     leftovers = [f for f in step("files", uri=base) if "_savepoint-tx-" in f or f.endswith(".tmp")]
     assert leftovers == []
+
+    # the doctor: all healthy; a state file of the savepoint's last version gone is named
+    savepoint = f"{base}/savepoints/at-4"
+    for folder in (ckpt, f"{base}/restored", savepoint):
+        assert step("verify", checkpoint=folder) == [], folder
+    kept = [f for f in step("files", uri=savepoint) if STATE_FILE.match(f)]
+    newest = max(kept, key=lambda f: int(STATE_FILE.match(f).group(1)))
+    assert step("delete", uri=f"{savepoint}/{newest}")
+    assert step("verify", checkpoint=savepoint) == [["STATE_FILE_MISSING", "error", newest]]
 
     # both go on from alice's written counter (the query alone would emit alice 4 25)
     for name, location in (("query", ckpt), ("restored", f"{base}/restored")):
