@@ -31,6 +31,7 @@ from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover  # noqa
 from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
 from spark_savepoint.sql_ext.handle import Checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint  # noqa: E402
+from spark_savepoint.sql_ext.relocation import relocate  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
     SavepointInfo,
     dispose_savepoint,
@@ -75,6 +76,7 @@ __all__ = [
     "last_edit",
     "list_savepoints",
     "recover",
+    "relocate",
     "restore_savepoint",
     "savepoint_error",
     "savepoint_errors",

@@ -15,6 +15,7 @@
     spark-savepoint upgrade check|apply <checkpoint> --query MODULE:FUNCTION ...
     spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
     spark-savepoint doctor <path> [--json] [--deep]   (exit 0 healthy, 1 warnings, 2 errors)
+    spark-savepoint relocate <src> <dst> [--move] [--sink-path OLD=NEW] [--source-path OLD=NEW]
 
 Both servers are read-only unless ``--allow-writes``. ``connect`` always asks clients for a
 token (generated, or from ``--token-file`` / ``SPARK_CONNECT_AUTHENTICATE_TOKEN``);
@@ -28,10 +29,10 @@ and ``--output-mode``: the query that writes a checkpoint (plain: the first chec
 
 One module per command group, each with one ``add(subparsers)`` that registers its commands
 (:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf),
-``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``doctor``,
-``serve`` (thriftserver, connect). What they share: ``options`` (``--verbose``,
-``KEY=VALUE``), ``local`` (checkpoint paths checked before Spark starts, the quiet local
-session), ``queries`` (``--query``).
+``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``doctor``
+(doctor, relocate), ``serve`` (thriftserver, connect). What they share: ``options``
+(``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint paths checked before Spark starts, the
+quiet local session), ``queries`` (``--query``).
 
 Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
 it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only

@@ -1,5 +1,6 @@
 """``spark-savepoint doctor``: what is wrong with a checkpoint, offline, as a report whose first
-line is the verdict (``--json``: as JSON), with the exit code scripts act on.
+line is the verdict (``--json``: as JSON), with the exit code scripts act on; and
+``spark-savepoint relocate``: a checkpoint moved or copied elsewhere, its paths re-pointed.
 
 It runs in a quiet local Spark session (or the active one) with the progress of its Spark jobs
 (the checksums; with ``--deep``, the state loads) on stderr; see
@@ -14,8 +15,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog.bridge import savepoint_error
-from spark_savepoint.sql_ext.cli.local import run_in_local_session
-from spark_savepoint.sql_ext.cli.options import command
+from spark_savepoint.sql_ext.cli.local import check_local, in_local_session, run_in_local_session
+from spark_savepoint.sql_ext.cli.options import command, key_values
 from spark_savepoint.sql_ext.cli.progress import job_progress
 
 if TYPE_CHECKING:
@@ -42,8 +43,19 @@ query would: it finds damage no checksum covers (HDFS and object stores keep no 
 Every finding class with an example and its fix: docs/doctor.md."""
 
 
+RELOCATE_HELP = """\
+Copies every file of every batch the checkpoint keeps (a Spark job, byte for byte, across file
+systems: local, hdfs://, s3a://), keeps the query id and the times of its log entries, re-points
+the absolute paths it holds (transformWithState's schema files always; a file source's log with
+--source-path; a file sink's folder is copied with --sink-path, its _spark_metadata re-pointed),
+then runs the doctor on the target. --move removes the source (and the sinks' old folders) only
+when the target has no error. Refused while the query may run (--force: you know it is stopped).
+The commit log is copied last: a relocation killed midway leaves no checkpoint a query would
+continue (spark-savepoint recover TARGET empties it)."""
+
+
 def add(subparsers: argparse._SubParsersAction) -> None:
-    """Adds ``doctor`` to the CLI's parser."""
+    """Adds ``doctor`` and ``relocate`` to the CLI's parser."""
     doctor = command(
         subparsers, "doctor", epilog=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -57,6 +69,29 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     )
     doctor.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     doctor.set_defaults(run=_doctor)
+
+    relocate = command(
+        subparsers, "relocate", epilog=RELOCATE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="copy or move a checkpoint to another folder or file system, its paths re-pointed",
+        description="Copy or move a checkpoint elsewhere, keeping its query id and history.",
+    )  # fmt: skip
+    relocate.add_argument("source", metavar="SRC", help="checkpoint folder")
+    relocate.add_argument("target", metavar="DST", help="new folder (must not exist or be empty)")
+    relocate.add_argument("--move", action="store_true", help="remove SRC once DST verifies")
+    relocate.add_argument(
+        "--sink-path", action="append", default=[], metavar="OLD=NEW",
+        help="a file sink's folder that moves too: copied, its log re-pointed (repeatable)",
+    )  # fmt: skip
+    relocate.add_argument(
+        "--source-path", action="append", default=[], metavar="OLD=NEW",
+        help="a file source's input folder that moved: its log re-pointed (repeatable)",
+    )  # fmt: skip
+    relocate.add_argument(
+        "--force", action="store_true", help="also when its query looks alive (it is stopped)"
+    )
+    relocate.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    relocate.set_defaults(run=_relocate)
 
 
 def _doctor(args: argparse.Namespace) -> int:
@@ -76,6 +111,20 @@ def _doctor(args: argparse.Namespace) -> int:
         return CANNOT_VERIFY
     print(json.dumps(verification.as_dict(), indent=1) if args.json else report(verification))
     return verification.exit_code
+
+
+def _relocate(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.relocation import relocate
+
+    check_local([args.source])
+    sinks = key_values(args.sink_path, "--sink-path")
+    sources = key_values(args.source_path, "--source-path")
+
+    def run(spark: SparkSession) -> str:
+        with job_progress(spark, "relocate"):
+            return relocate(spark, args.source, args.target, args.move, sinks, sources, args.force)
+
+    return in_local_session(args, run)
 
 
 def report(verification: Verification) -> str:

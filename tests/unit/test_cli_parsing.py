@@ -275,8 +275,9 @@ def test_every_command_group_registers_through_one_add() -> None:
     assert {m.__name__ for m in modules if hasattr(m, "add")} == {
         group.__name__ for group in cli.COMMAND_GROUPS}  # fmt: skip
     (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    assert list(commands.choices) == ["sql", "conf", "create", "recover", "offsets", "savepoint",
-                                      "upgrade", "inspect", "doctor", "thriftserver", "connect"]  # fmt: skip
+    assert list(commands.choices) == [
+        "sql", "conf", "create", "recover", "offsets", "savepoint", "upgrade", "inspect", "doctor",
+        "relocate", "thriftserver", "connect"]  # fmt: skip
 
 
 def test_conf_prints_the_jar_of_the_spark_version_asked_for(capsys) -> None:

@@ -193,10 +193,10 @@ final class CheckpointCopy {
           new Copied(from, n, root, fs, plan, operators, resolved, commits, provider, digests);
       if (finish != null) finish.run(copied);
       return copied;
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // AnalysisException too: Errors throws it unchecked
       folder.remove();
-      if (e instanceof RuntimeException r) throw r;
-      throw Errors.writeFailed(target, what, (IOException) e);
+      if (e instanceof IOException io) throw Errors.writeFailed(target, what, io);
+      throw Errors.rethrow(e);
     }
   }
 
@@ -434,13 +434,23 @@ final class CheckpointCopy {
    */
   static byte[] operatorMetadata(byte[] file, long id, int partitions, String schemas)
       throws IOException {
+    return rewritten(file, id, partitions, schemas);
+  }
+
+  /** Operator metadata with only its v2 schema file paths re-pointed to {@code schemas}. */
+  static byte[] repointedSchemas(byte[] file, String schemas) throws IOException {
+    return rewritten(file, null, null, schemas);
+  }
+
+  private static byte[] rewritten(byte[] file, Long id, Integer partitions, String schemas)
+      throws IOException {
     String text = new String(file, StandardCharsets.UTF_8);
     int newline = text.indexOf('\n');
     ObjectNode json = (ObjectNode) JSON.readTree(text.substring(newline + 1));
-    ((ObjectNode) json.path("operatorInfo")).put("operatorId", id);
+    if (id != null) ((ObjectNode) json.path("operatorInfo")).put("operatorId", id);
     for (JsonNode store : json.path("stateStoreInfo")) {
       ObjectNode info = (ObjectNode) store;
-      info.put("numPartitions", partitions);
+      if (partitions != null) info.put("numPartitions", partitions);
       if (schemas == null) continue;
       if (info.get("stateSchemaFilePaths") instanceof ArrayNode paths) {
         for (int i = 0; i < paths.size(); i++) {
@@ -504,7 +514,7 @@ final class CheckpointCopy {
    * under a running query), not when it was copied. Best effort: stores without settable
    * times keep the copy time.
    */
-  private static void keepTime(FileSystem src, Path from, FileSystem fs, Path to) {
+  static void keepTime(FileSystem src, Path from, FileSystem fs, Path to) {
     try {
       fs.setTimes(to, src.getFileStatus(from).getModificationTime(), -1);
     } catch (IOException | UnsupportedOperationException e) {

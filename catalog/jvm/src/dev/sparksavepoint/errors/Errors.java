@@ -36,6 +36,14 @@ public final class Errors {
     throw Errors.<RuntimeException>sneaky(exception(errorClass, message));
   }
 
+  /**
+   * Throws {@code error} as it is: also a checked {@code AnalysisException}, which Spark's
+   * Scala code and {@link #analysis} throw unchecked ({@code throw Errors.rethrow(e)}).
+   */
+  public static RuntimeException rethrow(Throwable error) {
+    throw Errors.<RuntimeException>sneaky(error);
+  }
+
   /** The AnalysisException of {@link #analysis}, not thrown. */
   public static AnalysisException exception(String errorClass, String message) {
     String line = oneLine(message);
