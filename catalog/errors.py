@@ -520,6 +520,14 @@ class MissingBootstrapColumns(SavepointError):
     sql_state = "42703"
 
 
+class RepairRefused(SavepointError):
+    """``spark-savepoint repair`` refused: an earlier repair of the checkpoint did not finish
+    (its backup is there, not applied), or ``repair --undo`` found no repair to undo."""
+
+    error_class = "SAVEPOINT_REPAIR_REFUSED"
+    sql_state = "55000"
+
+
 # </error-conditions>
 
 

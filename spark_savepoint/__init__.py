@@ -32,6 +32,7 @@ from spark_savepoint.sql_ext.empty import create_savepoint  # noqa: E402
 from spark_savepoint.sql_ext.handle import Checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint  # noqa: E402
 from spark_savepoint.sql_ext.relocation import relocate  # noqa: E402
+from spark_savepoint.sql_ext.repair import RepairReport, repair, undo_repair  # noqa: E402
 from spark_savepoint.sql_ext.savepoints import (  # noqa: E402
     SavepointInfo,
     dispose_savepoint,
@@ -62,6 +63,7 @@ __all__ = [
     "SavepointError",
     "SavepointInfo",
     "Transaction",
+    "RepairReport",
     "UpgradeReport",
     "Verification",
     "attach",
@@ -77,11 +79,13 @@ __all__ = [
     "list_savepoints",
     "recover",
     "relocate",
+    "repair",
     "restore_savepoint",
     "savepoint_error",
     "savepoint_errors",
     "session",
     "upgrade_apply",
+    "undo_repair",
     "upgrade_check",
     "verify",
     "spark_conf",

@@ -1,6 +1,7 @@
 """``spark-savepoint doctor``: what is wrong with a checkpoint, offline, as a report whose first
 line is the verdict (``--json``: as JSON), with the exit code scripts act on; and
-``spark-savepoint relocate``: a checkpoint moved or copied elsewhere, its paths re-pointed.
+``spark-savepoint relocate``: a checkpoint moved or copied elsewhere, its paths re-pointed;
+``spark-savepoint repair``: the doctor's findings fixed as one change that ``--undo`` takes back.
 
 It runs in a quiet local Spark session (or the active one) with the progress of its Spark jobs
 (the checksums; with ``--deep``, the state loads) on stderr; see
@@ -54,8 +55,20 @@ The commit log is copied last: a relocation killed midway leaves no checkpoint a
 continue (spark-savepoint recover TARGET empties it)."""
 
 
+REPAIR_HELP = """\
+Plans file-level steps from the doctor's findings and prints them first: roll the checkpoint back
+to the last committed batch whose state loads (--to-batch N: to that one; its later commit and
+offsets entries, state files and operator metadata go, and the query runs those batches again
+from its sources), remove broken snapshots that the version builds without, damaged state files
+the kept batch does not need, temporary files of killed writers and offsets planned past the one
+uncommitted batch, and rewrite stale checksum files of logs. Everything it changes is kept first
+in _savepoint/repairs/<id>/; --undo writes it back byte for byte. Then the doctor runs again.
+What it cannot fix (a missing metadata file, disagreeing settings) is listed "by hand".
+Exit code: the doctor's on the repaired checkpoint (0 healthy, 1 warnings, 2 errors)."""
+
+
 def add(subparsers: argparse._SubParsersAction) -> None:
-    """Adds ``doctor`` and ``relocate`` to the CLI's parser."""
+    """Adds ``doctor``, ``repair`` and ``relocate`` to the CLI's parser."""
     doctor = command(
         subparsers, "doctor", epilog=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -69,6 +82,22 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     )
     doctor.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     doctor.set_defaults(run=_doctor)
+
+    repair = command(
+        subparsers, "repair", epilog=REPAIR_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="fix what the doctor found, as one change that --undo takes back",
+        description="Repair a checkpoint offline: roll back, remove, rewrite; undoable.",
+    )  # fmt: skip
+    repair.add_argument("path", metavar="PATH", help="checkpoint folder")
+    repair.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    repair.add_argument("--to-batch", type=int, metavar="N", help="roll back to committed batch N")
+    repair.add_argument("--undo", action="store_true", help="put back what the last repair changed")
+    repair.add_argument(
+        "--force", action="store_true", help="also when its query looks alive (it is stopped)"
+    )
+    repair.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
+    repair.set_defaults(run=_repair)
 
     relocate = command(
         subparsers, "relocate", epilog=RELOCATE_HELP,
@@ -111,6 +140,29 @@ def _doctor(args: argparse.Namespace) -> int:
         return CANNOT_VERIFY
     print(json.dumps(verification.as_dict(), indent=1) if args.json else report(verification))
     return verification.exit_code
+
+
+def _repair(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.doctor import verify
+    from spark_savepoint.sql_ext.repair import repair, undo_repair
+
+    check_local([args.path])
+    if args.undo:
+        return in_local_session(args, lambda spark: undo_repair(spark, args.path, args.force))
+
+    def run(spark: SparkSession) -> int:
+        with job_progress(spark, "repair"):
+            done = repair(spark, args.path, args.dry_run, args.to_batch, args.force)
+        for step in done.steps + done.by_hand:
+            print(f"{step.action:<17} {step.file or '-'}\n{'':17} {step.why}")
+        print(done.summary)
+        if args.dry_run:
+            return 0
+        verification = verify(spark, args.path)
+        print(verification.verdict)
+        return verification.exit_code
+
+    return run_in_local_session(args, run)
 
 
 def _relocate(args: argparse.Namespace) -> int:

@@ -78,6 +78,10 @@ public enum Check {
           + " left them, and the batch writes them anew when it runs again."),
   EDIT_LEFTOVER(
       Severity.WARNING, "Run spark-savepoint recover once no edit runs: a killed edit left it."),
+  REPAIR_UNFINISHED(
+      Severity.WARNING,
+      "Run spark-savepoint repair --undo: it puts back what the repair changed (then repair"
+          + " again)."),
   TEMPORARY_FILE(
       Severity.INFO,
       "Remove it when no query runs: a killed writer left it, and nothing reads it."),

@@ -70,6 +70,11 @@ final class CheckpointTree {
     }
   }
 
+  /** True for what a repair keeps ({@code _savepoint/repairs/...}): the doctor checks none of it. */
+  static boolean isBackup(String path) {
+    return path.startsWith(Repair.FOLDER + "/");
+  }
+
   boolean has(String path) {
     return entries.containsKey(path);
   }

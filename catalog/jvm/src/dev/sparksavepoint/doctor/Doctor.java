@@ -32,6 +32,22 @@ public final class Doctor {
    *     SAVEPOINT_NOT_A_CHECKPOINT when it is not a checkpoint at all
    */
   public static List<Finding> verify(SparkSession spark, String location) {
+    return examine(spark, location).findings();
+  }
+
+  /**
+   * What the checks read and found: the listing, what the logs say, the files that do not match
+   * their checksums, and the findings (ordered as {@link #verify} returns them).
+   */
+  record Examination(
+      FileSystem fs,
+      Path root,
+      CheckpointTree tree,
+      LogChecks.Facts facts,
+      List<FileChecksums.Mismatch> mismatches,
+      List<Finding> findings) {}
+
+  static Examination examine(SparkSession spark, String location) {
     Path root = new Path(location);
     List<Finding> findings = new ArrayList<>();
     try {
@@ -47,17 +63,16 @@ public final class Doctor {
                 : String.join(", ", found.subList(0, Math.min(10, found.size()))));
       }
       LogChecks.Facts facts = new LogChecks(fs, root, tree, findings::add).run();
-      for (FileChecksums.Mismatch m :
-          FileChecksums.mismatches(spark, root, FileChecksums.checked(tree), tree)) {
-        findings.add(checksumFinding(m));
-      }
+      List<FileChecksums.Mismatch> mismatches =
+          FileChecksums.mismatches(spark, root, FileChecksums.checked(tree), tree);
+      for (FileChecksums.Mismatch m : mismatches) findings.add(checksumFinding(m));
       new StateChecks(fs, root, tree, facts, findings::add).run();
       LeftoverChecks.run(tree, findings::add);
       activity(spark, location, findings);
+      return new Examination(fs, root, tree, facts, mismatches, ordered(findings));
     } catch (IOException e) {
       throw Errors.io(location, e);
     }
-    return ordered(findings);
   }
 
   private static Finding checksumFinding(FileChecksums.Mismatch m) {

@@ -37,7 +37,7 @@ final class FileChecksums {
   static List<String> checked(CheckpointTree tree) {
     List<String> files = new ArrayList<>();
     for (String file : tree.files()) {
-      if (hadoopSidecar(file) != null) continue;
+      if (hadoopSidecar(file) != null || CheckpointTree.isBackup(file)) continue;
       if (tree.has(sidecarOf(file)) || hasSparkChecksum(tree, file)) {
         files.add(file);
       }

@@ -7,7 +7,7 @@ import java.util.function.Consumer;
  * What killed writers left: the staging folders of this tool's edits
  * ({@code _savepoint-tx-<id>/}, which {@code recover} completes or removes) and temporary files
  * of Spark's and this tool's log and state writers ({@code offsets/.5.<uuid>.tmp},
- * {@code state/0/1/.5.delta.<uuid>.TID7.tmp}).
+ * {@code state/0/1/.5.delta.<uuid>.TID7.tmp}), and a repair that did not finish.
  */
 final class LeftoverChecks {
   private LeftoverChecks() {}
@@ -23,6 +23,19 @@ final class LeftoverChecks {
                 null,
                 name,
                 name + "/ is the staging folder of an edit that did not finish"));
+      }
+    }
+    for (String repair : tree.children(Repair.FOLDER)) {
+      String folder = Repair.FOLDER + "/" + repair;
+      if (tree.has(folder + "/plan.json") && !tree.has(folder + "/applied")) {
+        found.accept(
+            Finding.of(
+                Check.REPAIR_UNFINISHED,
+                null,
+                null,
+                null,
+                folder,
+                "the repair kept in " + folder + "/ did not finish"));
       }
     }
     for (String file : tree.files()) {

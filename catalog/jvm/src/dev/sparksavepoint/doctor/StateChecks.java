@@ -6,7 +6,6 @@ import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
@@ -46,9 +45,7 @@ final class StateChecks {
 
   void run() {
     if (facts.lastCommitted() < 0 || !tree.isFolder("state")) return;
-    for (String name : tree.children("state")) {
-      if (name.matches("\\d+") && tree.isFolder("state/" + name)) operator(Long.parseLong(name));
-    }
+    for (long op : StoreFolders.operators(tree)) operator(op);
   }
 
   private void operator(long op) {
@@ -56,14 +53,8 @@ final class StateChecks {
     long batch = facts.lastCommitted();
     JsonNode metadata = operatorMetadata(dir);
     int partitions = partitions(op, dir, metadata);
-    TreeSet<Integer> folders = new TreeSet<>();
-    for (String name : tree.children(dir)) {
-      if (name.matches("\\d+") && tree.isFolder(dir + "/" + name))
-        folders.add(Integer.valueOf(name));
-    }
-    TreeSet<String> stores = new TreeSet<>();
-    for (int p : folders) stores.addAll(stores(dir + "/" + p));
-    if (stores.isEmpty()) stores.add("");
+    TreeSet<Integer> folders = StoreFolders.partitions(tree, dir);
+    List<String> stores = StoreFolders.stores(tree, dir, folders);
     boolean rocksdb = isRocksDB();
     boolean providerReported = false; // once per operator
     for (int p = 0; p < partitions; p++) {
@@ -89,7 +80,7 @@ final class StateChecks {
       }
       int index = 0;
       for (String store : stores) {
-        String storeFolder = store.isEmpty() ? folder : folder + "/" + store;
+        String storeFolder = StoreFolders.folder(folder, store);
         StoreChain chain = StoreChain.of(tree, storeFolder);
         if (chain.disagreesWith(rocksdb)) {
           if (!providerReported) {
@@ -223,22 +214,6 @@ final class StateChecks {
     } catch (IOException | RuntimeException e) {
       return null; // Spark's own reader reports what it cannot read
     }
-  }
-
-  /** The stores of a partition folder: "" for its own files, and a join's store folders. */
-  private List<String> stores(String folder) {
-    List<String> stores = new ArrayList<>();
-    for (String name : tree.children(folder)) {
-      String path = folder + "/" + name;
-      if (tree.isFolder(path)) {
-        if (!name.equals("_metadata") && !name.equals("SSTs") && !name.startsWith(".")) {
-          stores.add(name);
-        }
-      } else if (StoreChain.version(name) >= 0 && !stores.contains("")) {
-        stores.add("");
-      }
-    }
-    return stores;
   }
 
   private boolean isRocksDB() {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -25,14 +26,26 @@ final class StoreChain {
   private StoreChain() {}
 
   static StoreChain of(CheckpointTree tree, String folder) {
+    return of(tree, folder, file -> true);
+  }
+
+  /** The chain of the files of {@code folder} that are {@code usable} (relative paths). */
+  static StoreChain of(CheckpointTree tree, String folder, Predicate<String> usable) {
     StoreChain chain = new StoreChain();
     for (String name : tree.children(folder)) {
       Matcher m = VERSION_FILE.matcher(name);
-      if (!m.matches() || tree.isFolder(folder + "/" + name)) continue;
+      String path = folder + "/" + name;
+      if (!m.matches() || tree.isFolder(path) || !usable.test(path)) continue;
       String kind = m.group(2) == null ? m.group(3) : m.group(2) + "." + m.group(3);
       chain.files.computeIfAbsent(Long.parseLong(m.group(1)), v -> new TreeSet<>()).add(kind);
     }
     return chain;
+  }
+
+  /** True for a full copy of a version: {@code .snapshot} or {@code .zip}. */
+  static boolean isSnapshot(String name) {
+    Matcher m = VERSION_FILE.matcher(name);
+    return m.matches() && (m.group(3).equals("zip") || m.group(3).equals("snapshot"));
   }
 
   /** The version of a state data file name ({@code 5.delta}, {@code 5_<id>.zip}), or -1. */

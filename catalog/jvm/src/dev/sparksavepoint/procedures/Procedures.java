@@ -21,6 +21,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
  *   CALL savepoint.system.list_files(['state']);            -- path, bytes, modified_ms
  *   CALL savepoint.system.verify();                         -- the doctor's findings
  *   CALL savepoint.system.relocate('hdfs://nn/ckpt' [, move, sink_paths, source_paths, force]);
+ *   CALL savepoint.system.repair([dry_run, to_batch, force]);   -- then repair_undo([force])
  *   CALL savepoint.system.last_edit();                      -- this session's last edit
  *   CALL savepoint.system.last_dry_run();
  *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
@@ -44,6 +45,8 @@ public final class Procedures {
           Map.entry("list_files", ListFilesProcedure::new),
           Map.entry("verify", VerifyProcedure::new),
           Map.entry("relocate", RelocateProcedure::new),
+          Map.entry("repair", RepairProcedure::new),
+          Map.entry("repair_undo", RepairUndoProcedure::new),
           Map.entry("last_edit", LastEditProcedure::new),
           Map.entry("last_dry_run", LastDryRunProcedure::new),
           Map.entry("begin_transaction", BeginTransactionProcedure::new),

@@ -18,7 +18,8 @@ import org.apache.spark.sql.AnalysisException;
 /** The error registry in the jar, and every class {@link Errors} raises registered in it. */
 public class ErrorConditionsTest {
   /** Factories that take the class as an argument rather than raising one of their own. */
-  private static final Set<String> PASS_THROUGH = Set.of("analysis", "exception", "rejected", "rethrow");
+  private static final Set<String> PASS_THROUGH =
+      Set.of("analysis", "exception", "rejected", "rethrow");
 
   @Test
   public void everyClassErrorsRaisesIsRegisteredWithItsSqlState() throws Exception {
