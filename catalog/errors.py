@@ -379,6 +379,14 @@ class WriteFailed(SavepointError):
     sql_state = "58030"
 
 
+class RepairRefused(SavepointError):
+    """``spark-savepoint repair`` refused: an earlier repair of the checkpoint did not finish
+    (its backup is there, not applied), or ``repair --undo`` found no repair to undo."""
+
+    error_class = "SAVEPOINT_REPAIR_REFUSED"
+    sql_state = "55000"
+
+
 class RestoreUnsupported(SavepointError):
     """A restore Spark could not run: transformWithState or a format-v2 checkpoint onto
     HDFS-backed state, repartitioning a global aggregation or an operator whose key partitioning
@@ -518,14 +526,6 @@ class MissingBootstrapColumns(SavepointError):
 
     error_class = "SAVEPOINT_BOOTSTRAP_COLUMNS"
     sql_state = "42703"
-
-
-class RepairRefused(SavepointError):
-    """``spark-savepoint repair`` refused: an earlier repair of the checkpoint did not finish
-    (its backup is there, not applied), or ``repair --undo`` found no repair to undo."""
-
-    error_class = "SAVEPOINT_REPAIR_REFUSED"
-    sql_state = "55000"
 
 
 # </error-conditions>

@@ -1,4 +1,4 @@
-"""The checkpoint doctor: find a lost state file, recover from the batch before it, restart.
+"""The checkpoint doctor: find a lost state file, repair the checkpoint, restart the query.
 
     python examples/doctor.py [--dir DIR]
 
@@ -7,10 +7,11 @@
 2. A state file of the last batch goes missing (a failed copy, a cleanup script gone wrong).
 3. ``verify`` names it: class ``STATE_FILE_MISSING``, the batch, operator, partition and file,
    and the fix; it changes nothing. The query could not restart on this checkpoint.
-4. The fix it names: a savepoint of batch 1, whose state does not need the lost file, restored
-   as a new checkpoint. ``verify`` finds nothing wrong with it.
-5. The query restarts on the restored checkpoint: it reads the file of batch 2 again (batch 2
-   is not committed there) and a fourth, and every count comes out as if nothing was lost.
+4. ``repair`` rolls the checkpoint back to batch 1, whose state does not need the lost file: it
+   keeps what it changes first (``undo_repair`` would put it back) and ``verify`` finds nothing
+   wrong afterwards.
+5. The query restarts on the repaired checkpoint: it reads the file of batch 2 again (batch 2
+   is no longer committed) and a fourth, and every count comes out as if nothing was lost.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, run_word_count, write_events
 
-from spark_savepoint import attach, restore_savepoint, take_savepoint, verify
+from spark_savepoint import attach, repair, verify
 
 
 def main(root: Path) -> None:
@@ -40,19 +41,18 @@ def main(root: Path) -> None:
     assert [f.check for f in verification.findings] == ["STATE_FILE_MISSING"], verification
     assert verification.exit_code == 2
 
-    # 4. a savepoint of the batch before, restored as a new checkpoint
-    take_savepoint(spark, str(checkpoint), str(root / "savepoint"), batch=1)
-    restored = root / "restored"
-    restore_savepoint(spark, str(root / "savepoint"), str(restored))
-    print(verify(spark, str(restored)).verdict)
-    assert verify(spark, str(restored)).findings == ()
+    # 4. the repair: back to the last batch whose state loads
+    repaired = repair(spark, str(checkpoint))
+    print(repaired.summary)
+    print(verify(spark, str(checkpoint)).verdict)
+    assert verify(spark, str(checkpoint)).findings == ()
 
     # 5. the real query continues from batch 1: the file of batch 2 again, then a fourth
     write_events(events, ["spark"])
-    output = run_word_count(spark, events, restored)
+    output = run_word_count(spark, events, checkpoint)
     print(f"\nrestarted query output: {output}")
     assert output["spark"] == (4, 20), output  # one per file: none lost, none counted twice
-    attach(spark, str(restored))
+    attach(spark, str(checkpoint))
     counts = {r.word: (r.seen, r.letters) for r in spark.table("savepoint.agg_0.default").collect()}
     print(f"state after the restart: {counts}")
     assert counts == {"spark": (4, 20), "state": (2, 10), "doctor": (1, 6)}, counts

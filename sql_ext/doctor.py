@@ -38,8 +38,9 @@ EXIT_CODES = {"error": 2, "warning": 1}
 UNLOADABLE = "STATE_UNLOADABLE"
 """The class of a deep verification's finding: Spark's reader cannot load a state table."""
 UNLOADABLE_FIX = (
-    "Restore the partition's state files from a copy, or take a savepoint of an earlier batch"
-    " whose state loads (spark-savepoint savepoint take --batch N) and restore it."
+    "Restore the partition's state files from a copy, or roll the checkpoint back to the batch"
+    " before the damage: spark-savepoint repair --to-batch N (the doctor cannot tell which file"
+    " is cut short where no checksum is, so it names the batch to keep)."
 )
 DOCTOR_CATALOG = "spark_savepoint_doctor"
 """The catalog a deep verification attaches the checkpoint as, for its reads."""

@@ -24,6 +24,7 @@ from spark_savepoint.sql_ext.doctor import UNLOADABLE
 from tests.compat.golden import goldens
 from tests.support import REPO_ROOT
 from tests.support.checkpoint_files import snapshot
+from tests.support.damage import hand_edit, only, truncate, without_checksum
 from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
@@ -91,28 +92,6 @@ def found(spark, checkpoint: Path, deep: bool = False) -> list[Expected]:
     findings = verify(spark, str(checkpoint), deep=deep).findings
     assert snapshot(checkpoint) == before
     return [(f.check, f.severity, f.file) for f in findings]
-
-
-def truncate(file: Path) -> None:
-    file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
-
-
-def hand_edit(file: Path, old: str, new: str) -> None:
-    """Change a log file as a person would: the text replaced, the checksum file left stale."""
-    text = file.read_text()
-    assert old in text, (old, text)
-    file.write_text(text.replace(old, new, 1))
-
-
-def without_checksum(file: Path) -> Path:
-    """``file`` after removing Hadoop's checksum file beside it (as on HDFS or S3)."""
-    (file.parent / f".{file.name}.crc").unlink()
-    return file
-
-
-def only(folder: Path, pattern: str) -> Path:
-    (match,) = sorted(folder.glob(pattern))
-    return match
 
 
 def remove_version(checkpoint: Path, version: int) -> None:

@@ -19,7 +19,7 @@ EXAMPLES = {
     "bootstrap.py": "new checkpoint's first output: ",
     "rescale.py": "restarted query output: {'spark': (3, 15), 'state': (2, 10)}",
     "replay_input.py": "restarted query output: {'spark': (2, 10), 'stream': (1, 6)}",
-    "doctor.py": "/restored: healthy",
+    "doctor.py": "/checkpoint: healthy",
 }
 
 

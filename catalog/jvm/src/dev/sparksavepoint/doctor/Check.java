@@ -17,8 +17,8 @@ public enum Check {
           + " {\"id\":\"<uuid>\"}."),
   LOG_ENTRY_UNREADABLE(
       Severity.ERROR,
-      "Restore the entry from a copy, or take a savepoint of the batch before it"
-          + " (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore the entry from a copy, or run spark-savepoint repair: it rolls the checkpoint back"
+          + " to the batch before it, and the query runs it again."),
   LOG_ENTRY_NEWER(
       Severity.ERROR, "Run the query on the Spark release that wrote the entry, or a newer one."),
   LOG_GAP(
@@ -27,36 +27,35 @@ public enum Check {
           + " read as of them, rolled back to or compared."),
   COMMIT_WITHOUT_OFFSETS(
       Severity.ERROR,
-      "Restore offsets/<batch> from a copy, or take a savepoint of the last batch that has both"
-          + " entries (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore offsets/<batch> from a copy, or run spark-savepoint repair: it rolls the"
+          + " checkpoint back to the last batch that has both entries."),
   UNCOMMITTED_BATCH(
       Severity.INFO,
       "Nothing to do: the query stopped after planning the batch and runs it again on restart."),
   UNCOMMITTED_BATCHES(
       Severity.ERROR,
-      "Remove the offsets/ entries after the first uncommitted batch once no query runs: Spark"
-          + " plans one batch at a time."),
+      "Run spark-savepoint repair (it removes the offsets/ entries after the first uncommitted"
+          + " batch): Spark plans one batch at a time."),
   STALE_CHECKSUM(
       Severity.WARNING,
       "The file was changed after it was written, and Spark reads it as it is: if the change was"
-          + " meant, remove the stale checksum file (Hadoop then reads the file unchecked), else"
-          + " restore the file from a copy."),
+          + " meant, run spark-savepoint repair (it rewrites the checksum file), else restore the"
+          + " file from a copy."),
   STATE_FILE_CORRUPT(
       Severity.ERROR,
-      "Restore the file from a copy, or take a savepoint of an earlier batch whose state loads"
-          + " (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore the file from a copy, or run spark-savepoint repair: it rolls the checkpoint back"
+          + " to the last batch whose state loads, and the query runs the later ones again."),
   STATE_FILE_MISSING(
       Severity.ERROR,
-      "Restore the file from a copy, or take a savepoint of an earlier batch whose state loads"
-          + " (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore the file from a copy, or run spark-savepoint repair: it rolls the checkpoint back"
+          + " to the last batch whose state loads, and the query runs the later ones again."),
   SST_FILE_MISSING(
       Severity.ERROR,
-      "Restore the SST file from a copy, or take a savepoint of an earlier batch whose state"
-          + " loads (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore the SST file from a copy, or run spark-savepoint repair: it builds the version"
+          + " from an older snapshot, or rolls back to the last batch whose state loads."),
   STATE_PARTITION_MISSING(
       Severity.ERROR,
-      "Restore the partition's folder from a copy, or take a savepoint of an earlier batch"
-          + " whose state loads (spark-savepoint savepoint take --batch N) and restore it."),
+      "Restore the partition's folder from a copy: no batch's state loads without it."),
   SCHEMA_FILE_MISSING(
       Severity.ERROR,
       "Restore the state schema file from a copy (its operator metadata names it)."),
@@ -74,8 +73,9 @@ public enum Check {
           + " spark-savepoint savepoint restore --provider."),
   STATE_FILES_PAST_COMMIT(
       Severity.WARNING,
-      "Remove them once no query runs: a batch killed after writing state and before its commit"
-          + " left them, and the batch writes them anew when it runs again."),
+      "Run spark-savepoint repair once no query runs (it removes them): a batch killed after"
+          + " writing state and before its commit left them; it writes them anew when it runs"
+          + " again."),
   EDIT_LEFTOVER(
       Severity.WARNING, "Run spark-savepoint recover once no edit runs: a killed edit left it."),
   REPAIR_UNFINISHED(
@@ -84,7 +84,7 @@ public enum Check {
           + " again)."),
   TEMPORARY_FILE(
       Severity.INFO,
-      "Remove it when no query runs: a killed writer left it, and nothing reads it."),
+      "Run spark-savepoint repair once no query runs (it removes it): nothing reads it."),
   QUERY_ACTIVE(
       Severity.WARNING,
       "Stop the query before repairing it; what it writes meanwhile may change these findings.");

@@ -1,0 +1,30 @@
+"""Damage done by hand to a copy of a checkpoint, as it happens in the field: a file cut short,
+a log edited in an editor, a checksum file gone (as on HDFS and S3, which keep none)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def truncate(file: Path) -> None:
+    """Cut ``file`` to half its size."""
+    file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])
+
+
+def hand_edit(file: Path, old: str, new: str) -> None:
+    """Change a log file as a person would: the text replaced, the checksum file left stale."""
+    text = file.read_text()
+    assert old in text, (old, text)
+    file.write_text(text.replace(old, new, 1))
+
+
+def without_checksum(file: Path) -> Path:
+    """``file`` after removing Hadoop's checksum file beside it (as on HDFS or S3)."""
+    (file.parent / f".{file.name}.crc").unlink()
+    return file
+
+
+def only(folder: Path, pattern: str) -> Path:
+    """The one file of ``folder`` that matches ``pattern``."""
+    (match,) = sorted(folder.glob(pattern))
+    return match
