@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -21,6 +22,31 @@ PROVIDERS = {
     "hdfs": "org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider",
     "rocksdb": "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider",
 }
+
+
+OUT = Path(__file__).parent / "out"
+"""Where the benchmarks keep their input and checkpoints between runs (``--dir``)."""
+
+
+def bench_parser(doc: str, keys: int = 1_000_000, repeat: int = 3) -> argparse.ArgumentParser:
+    """The options every benchmark takes: ``--keys``, ``--repeat`` (best of), ``--dir``."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=keys)
+    parser.add_argument("--repeat", type=int, default=repeat)
+    parser.add_argument("--dir", default=str(OUT))
+    return parser
+
+
+def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The best time of each action over ``repeat`` rounds, the actions alternating (after one
+    warm-up round: class loading, first plans)."""
+    for action in actions.values():
+        action()
+    times: dict[str, list[float]] = {name: [] for name in actions}
+    for _ in range(repeat):
+        for name, action in actions.items():
+            times[name].append(median_seconds(action, 1))
+    return {name: min(t) for name, t in times.items()}
 
 
 def bench_session() -> SparkSession:

@@ -14,15 +14,14 @@ files once maintenance uploaded them).
 (b) ``verify(deep=True)``: the file checks plus loading each state table through Spark's state
     reader, as the restarted query would; printed for scale, no goal.
 
-Best of ``--repeat`` runs, alternating; one line per measurement while running, ratios last.
+Best of ``--repeat`` runs, the sides alternating after a warm-up round; ratios last.
 """
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from common import PROVIDERS, bench_session, build_keyed_state, timed
+from common import PROVIDERS, bench_parser, bench_session, best_side_by_side, build_keyed_state
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
@@ -36,46 +35,33 @@ def read_every_byte(spark: SparkSession, checkpoint: Path) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
-    args = parser.parse_args()
-
+    args = bench_parser(__doc__).parse_args()
     spark = bench_session()
     root = Path(args.dir)
-    checkpoints = {p: build_keyed_state(spark, root, p, args.keys) for p in PROVIDERS}
-    for checkpoint in checkpoints.values():  # warm-up: classes, the first job of each kind
+    best: dict[str, dict[str, float]] = {}
+    for provider in PROVIDERS:
+        checkpoint = build_keyed_state(spark, root, provider, args.keys)
         assert verify(spark, str(checkpoint)).findings == ()
-        read_every_byte(spark, checkpoint)
-    seconds: dict[tuple[str, str], list[float]] = {}
-    sides = {
-        "verify": lambda c: verify(spark, str(c)),
-        "read": lambda c: read_every_byte(spark, c),
-        "deep": lambda c: verify(spark, str(c), deep=True),
-    }
-    for _ in range(args.repeat):
-        for provider, checkpoint in checkpoints.items():
-            for side, action in sides.items():
-                took = timed(spark, lambda a=action, c=checkpoint: a(c))
-                seconds.setdefault((provider, side), []).append(took)
-                print(f"{provider:8s} {side:7s} {args.keys} keys: {took:7.3f} s", flush=True)
-    spark.stop()
-
-    def best(provider: str, side: str) -> float:
-        return min(seconds[(provider, side)])
-
-    for provider in checkpoints:
-        print(
-            f"{provider:8s} best of {args.repeat}: verify {best(provider, 'verify'):.3f} s, "
-            f"read every byte {best(provider, 'read'):.3f} s, verify --deep "
-            f"{best(provider, 'deep'):.2f} s"
+        best[provider] = best_side_by_side(
+            {
+                "verify": lambda c=checkpoint: verify(spark, str(c)),
+                "read": lambda c=checkpoint: read_every_byte(spark, c),
+                "deep": lambda c=checkpoint: verify(spark, str(c), deep=True),
+            },
+            args.repeat,
         )
-    for provider in checkpoints:
-        ratio = best(provider, "verify") / best(provider, "read")
+        print(
+            f"{provider:8s} best of {args.repeat}, {args.keys} keys: verify"
+            f" {best[provider]['verify']:.3f} s, read every byte {best[provider]['read']:.3f} s,"
+            f" verify --deep {best[provider]['deep']:.2f} s",
+            flush=True,
+        )
+    spark.stop()
+    for provider, seconds in best.items():
+        ratio = seconds["verify"] / seconds["read"]
         print(f"ratio verify/read-every-byte {provider}: {ratio:.2f} (goal <= 2)")
-    for provider in checkpoints:
-        ratio = best(provider, "deep") / best(provider, "read")
+    for provider, seconds in best.items():
+        ratio = seconds["deep"] / seconds["read"]
         print(f"ratio verify-deep/read-every-byte {provider}: {ratio:.2f} (no goal)")
 
 

@@ -16,28 +16,15 @@ runs. Prints one line per measurement, then one line per ratio with its goal.
 
 from __future__ import annotations
 
-import argparse
 import itertools
-from collections.abc import Callable
 from pathlib import Path
 
-from common import PROVIDERS, bench_session, build_keyed_state, median_seconds
+from common import PROVIDERS, bench_parser, bench_session, best_side_by_side, build_keyed_state
 from pyspark.sql import SparkSession
 
 from spark_savepoint import attach
 
 LOOKUP_PARTITIONS = 200
-
-
-def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """The best time of each action over ``repeat`` rounds, the actions alternating."""
-    for action in actions.values():  # warm-up: class loading, first plans
-        action()
-    times: dict[str, list[float]] = {name: [] for name in actions}
-    for _ in range(repeat):
-        for name, action in actions.items():
-            times[name].append(median_seconds(action, 1))
-    return {name: min(t) for name, t in times.items()}
 
 
 def full_read(spark: SparkSession, root: Path, provider: str, keys: int, repeat: int) -> float:
@@ -92,10 +79,7 @@ def lookup(spark: SparkSession, root: Path, provider: str, keys: int, repeat: in
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
+    parser = bench_parser(__doc__)
     args = parser.parse_args()
 
     spark = bench_session()

@@ -33,13 +33,13 @@ machine. Prints one line per measurement while running, the ratios last.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from functools import partial
 from pathlib import Path
 
 from common import (
     PROVIDERS,
+    bench_parser,
     bench_session,
     build_keyed_state,
     keyed_input,
@@ -180,16 +180,13 @@ class Provider:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser = bench_parser(__doc__)
     parser.add_argument(
         "--events-per-key",
         type=lambda text: [int(n) for n in text.split(",")],
         default=[10, 100],
         help="input rows per key of the rebuilds, comma-separated (default: 10,100)",
     )
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
     args = parser.parse_args()
 
     spark = bench_session()

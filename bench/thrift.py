@@ -12,7 +12,6 @@ under 300 ms, and the key lookup over Thrift at most 1.5x the same query in-proc
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import socket
 import statistics
@@ -20,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import build_keyed_state, median_seconds
+from common import bench_parser, build_keyed_state, median_seconds
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext.servers.thrift import create_session, start
@@ -55,10 +54,7 @@ def _query(cursor, sql: str) -> list:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
+    parser = bench_parser(__doc__, keys=1000, repeat=20)
     args = parser.parse_args()
 
     # this script is named like the Thrift package PyHive imports: drop its folder from the path

@@ -23,12 +23,12 @@ line per measurement, then one line per ratio with its goal.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
 from common import (
     PROVIDERS,
+    bench_parser,
     bench_session,
     build_keyed_state,
     keyed_input,
@@ -174,10 +174,7 @@ class Provider:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=1_000_000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
+    parser = bench_parser(__doc__)
     args = parser.parse_args()
 
     spark = bench_session()

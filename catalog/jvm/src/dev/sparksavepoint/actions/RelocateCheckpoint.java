@@ -7,6 +7,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.FileDigests;
+import dev.sparksavepoint.checkpoint.FileJob;
 import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.doctor.Check;
 import dev.sparksavepoint.doctor.Doctor;
@@ -21,9 +22,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * Moves or copies a whole checkpoint, every batch it keeps, to another folder or file system
@@ -158,29 +157,20 @@ public final class RelocateCheckpoint {
 
   /** Copies {@code files} (relative paths) from {@code from} to {@code to} in a Spark job. */
   private static long copy(SparkSession spark, Path from, Path to, List<String> files) {
-    if (files.isEmpty()) return 0;
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    SerializableConfiguration conf =
-        new SerializableConfiguration(spark.sessionState().newHadoopConf());
-    String src = from.toString();
     String dst = to.toString();
-    int slices = Math.max(1, Math.min(files.size(), sc.defaultParallelism() * 2));
-    sc.setJobDescription("savepoint: relocate " + files.size() + " files to " + dst);
-    try {
-      return sc.parallelize(files, slices)
-          .map(
-              f -> {
-                Path in = new Path(new Path(src), f);
-                Path out = new Path(new Path(dst), f);
-                FileSystem dstFs = out.getFileSystem(conf.value());
-                dstFs.mkdirs(out.getParent());
-                return FileDigests.copy(raw(in.getFileSystem(conf.value())), in, dstFs, out, f)
-                    .bytes();
-              })
-          .reduce(Long::sum);
-    } finally {
-      sc.setJobDescription(null);
-    }
+    List<Long> sizes =
+        FileJob.run(
+            spark,
+            "relocate to " + dst,
+            from,
+            files,
+            (conf, in, f) -> {
+              Path out = new Path(new Path(dst), f);
+              FileSystem dstFs = out.getFileSystem(conf);
+              dstFs.mkdirs(out.getParent());
+              return FileDigests.copy(raw(in.getFileSystem(conf)), in, dstFs, out, f).bytes();
+            });
+    return sizes.stream().mapToLong(Long::longValue).sum();
   }
 
   /** Copies a sink's folder to its new place, its metadata log re-pointed there. */

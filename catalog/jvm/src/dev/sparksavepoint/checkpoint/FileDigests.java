@@ -12,9 +12,7 @@ import java.util.List;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * Size and SHA-256 of files under a folder, through Hadoop's FileSystem API: what a savepoint's
@@ -54,24 +52,8 @@ public final class FileDigests {
 
   /** The digests of {@code files} (relative to {@code root}), in their order: a Spark job. */
   public static List<Digest> of(SparkSession spark, Path root, List<String> files) {
-    if (files.isEmpty()) return List.of();
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    SerializableConfiguration conf =
-        new SerializableConfiguration(spark.sessionState().newHadoopConf());
-    String base = root.toString();
-    int slices = Math.max(1, Math.min(files.size(), sc.defaultParallelism() * 2));
-    sc.setJobDescription("savepoint: checksums of " + files.size() + " files in " + base);
-    try {
-      return sc.parallelize(files, slices)
-          .map(
-              f -> {
-                Path file = new Path(new Path(base), f);
-                return of(file.getFileSystem(conf.value()), file, f);
-              })
-          .collect();
-    } finally {
-      sc.setJobDescription(null);
-    }
+    return FileJob.run(
+        spark, "checksums", root, files, (conf, file, f) -> of(file.getFileSystem(conf), file, f));
   }
 
   /** The digest of one file, recorded under the name {@code relative}. */

@@ -3,19 +3,19 @@ package dev.sparksavepoint.doctor;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.FileJob;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.zip.CRC32C;
 import org.apache.hadoop.fs.ChecksumException;
 import org.apache.hadoop.fs.ChecksumFileSystem;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * Whether files still match their checksums: Hadoop's ({@code .<name>.crc} beside a file on the
@@ -48,29 +48,19 @@ final class FileChecksums {
   /** Reads each of {@code files} (relative to {@code root}) once; the ones that do not match. */
   static List<Mismatch> mismatches(
       SparkSession spark, Path root, List<String> files, CheckpointTree tree) {
-    if (files.isEmpty()) return List.of();
-    List<String[]> jobs = new ArrayList<>();
+    HashSet<String> withSparkChecksum = new HashSet<>();
     for (String file : files) {
-      jobs.add(new String[] {file, hasSparkChecksum(tree, file) ? "spark" : ""});
+      if (hasSparkChecksum(tree, file)) withSparkChecksum.add(file);
     }
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    SerializableConfiguration conf =
-        new SerializableConfiguration(spark.sessionState().newHadoopConf());
-    String base = root.toString();
-    int slices = Math.max(1, Math.min(jobs.size(), sc.defaultParallelism() * 2));
-    sc.setJobDescription("savepoint doctor: checksums of " + jobs.size() + " files in " + base);
-    try {
-      return sc.parallelize(jobs, slices)
-          .flatMap(
-              job -> {
-                Path file = new Path(new Path(base), job[0]);
-                FileSystem fs = file.getFileSystem(conf.value());
-                return check(fs, file, job[0], !job[1].isEmpty()).iterator();
-              })
-          .collect();
-    } finally {
-      sc.setJobDescription(null);
-    }
+    List<List<Mismatch>> found =
+        FileJob.run(
+            spark,
+            "doctor: checksums",
+            root,
+            files,
+            (conf, file, f) ->
+                check(file.getFileSystem(conf), file, f, withSparkChecksum.contains(f)));
+    return found.stream().flatMap(List::stream).toList();
   }
 
   private static List<Mismatch> check(FileSystem fs, Path file, String relative, boolean spark)
