@@ -24,7 +24,7 @@ from spark_savepoint.sql_ext.doctor import UNLOADABLE
 from tests.compat.golden import goldens
 from tests.support import REPO_ROOT
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import hand_edit, only, truncate, without_checksum
+from tests.support.damage import hand_edit, last_change_file, only, truncate, without_checksum
 from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
@@ -117,12 +117,6 @@ def zip_with_sst(checkpoint: Path, version: int) -> Path:
     )  # fmt: skip
 
 
-def last_change_file(partition: Path) -> Path:
-    """The change file (``.delta`` or ``.changelog``) of the partition's newest version."""
-    files = [f for f in partition.iterdir() if re.fullmatch(r"\d+\.(delta|changelog)", f.name)]
-    return max(files, key=lambda f: int(f.name.split(".")[0]))
-
-
 STATE = "state/0"
 DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
     "metadata missing": ("hdfs", lambda c: (c / "metadata").unlink(),
@@ -187,6 +181,10 @@ DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
         [("STATE_FILE_MISSING", "error", f"{STATE}/{p}/3.changelog") for p in range(4)]),
     "changelog truncated": ("rocksdb", lambda c: truncate(c / STATE / "1/3.changelog"),
                             [("STATE_FILE_CORRUPT", "error", f"{STATE}/1/3.changelog")]),
+    "commit of the other format": (
+        "rocksdb_v2", lambda c: (without_checksum(c / "commits/2").write_text(
+            "v2\n" + '{"nextBatchWatermarkMs":0}')),
+        [("FORMAT_DISAGREE", "error", f"{STATE}/0")]),
     "zip missing": ("rocksdb_zip", lambda c: (c / STATE / "3/3.zip").unlink(),
                     [("STATE_FILE_MISSING", "error", f"{STATE}/3/3.zip")]),
 }  # fmt: skip

@@ -16,8 +16,8 @@ import pytest
 from spark_savepoint import SavepointError, attach, repair, undo_repair, verify
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import hand_edit, only, truncate, without_checksum
-from tests.support.streaming_queries import StreamingQuery, build, restart_rows
+from tests.support.damage import hand_edit, last_change_file, only, truncate, without_checksum
+from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
 FORMAT_2 = {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}
@@ -91,6 +91,28 @@ def test_the_query_restarts_on_the_repaired_checkpoint(spark, tmp_path, name):
     expected = last_emitted(at(query, twin).run(spark))
     assert last_emitted(at(query, damaged).run(spark)).items() >= expected.items()
     assert final_state(spark, damaged, "repaired") == final_state(spark, twin, "twin")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("kind", "provider"), CASES)
+def test_every_kind_is_rolled_back_past_a_missing_change(spark, checkpoints, tmp_path, kind,
+                                                         provider):  # fmt: skip
+    """Every operator kind on both providers, a partition's last change file gone (a join's:
+    of one of its stores): rolled back to batch 0, healthy; undone, as it was."""
+    checkpoint = tmp_path / "ckpt"
+    shutil.copytree(checkpoints[(kind, provider)].checkpoint, checkpoint)
+    partition = checkpoint / "state/0/1"
+    if kind == "join":
+        partition = partition / "left-keyWithIndexToValue"
+    version = last_change_file(partition).name.split(".")[0]
+    for file in partition.glob(f"{version}.*"):
+        file.unlink()
+    before = snapshot(checkpoint)
+    done = repair(spark, str(checkpoint), force=True)
+    assert "roll back from batch 1 to batch 0" in done.summary, done.summary
+    assert verify(spark, str(checkpoint)).findings == ()
+    undo_repair(spark, str(checkpoint), force=True)
+    assert snapshot(checkpoint) == before
 
 
 def test_a_healthy_checkpoint_is_left_as_it_is(spark, checkpoints, tmp_path):

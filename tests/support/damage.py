@@ -3,6 +3,7 @@ a log edited in an editor, a checksum file gone (as on HDFS and S3, which keep n
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
@@ -28,3 +29,9 @@ def only(folder: Path, pattern: str) -> Path:
     """The one file of ``folder`` that matches ``pattern``."""
     (match,) = sorted(folder.glob(pattern))
     return match
+
+
+def last_change_file(partition: Path) -> Path:
+    """The change file (``.delta`` or ``.changelog``) of the partition's newest version."""
+    files = [f for f in partition.iterdir() if re.fullmatch(r"\d+\.(delta|changelog)", f.name)]
+    return max(files, key=lambda f: int(f.name.split(".")[0]))

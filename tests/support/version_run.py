@@ -76,6 +76,7 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     out["lookup"] = rows(spark, f"SELECT * FROM {TABLE} WHERE user = 'carol'")  # a key lookup
     out["batches"] = rows(spark, "SELECT batch_id FROM v.query.batches ORDER BY batch_id")
     out["version_1"] = rows(spark, f"SELECT * FROM {TABLE} VERSION AS OF 1 ORDER BY user")
+    out["doctor"] = doctor(spark, query.checkpoint, root / provider / "damaged")
     savepoint, restored = root / provider / "savepoint", root / provider / "restored"
     manifest = sp.take_savepoint(spark, str(query.checkpoint), str(savepoint))
     out["taken"] = manifest["batch_id"]
@@ -94,6 +95,21 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     )
     changed = StreamingQuery("dedup_agg", provider, query.root, location=str(upgraded))
     out["upgraded_run"] = [[r["user"], r["cnt"], r["total"]] for r in changed.run(spark)]
+    return out
+
+
+def doctor(spark: SparkSession, checkpoint: Path, damaged: Path) -> dict[str, Any]:
+    """The doctor on the edited checkpoint; then on a copy without partition 0's files of the
+    last version, repaired (rolled back a batch)."""
+    classes = lambda folder: [f.check for f in sp.verify(spark, str(folder)).findings]  # noqa: E731
+    out: dict[str, Any] = {"healthy": classes(checkpoint)}
+    shutil.copytree(checkpoint, damaged)
+    for file in (damaged / "state" / "0" / "0").iterdir():
+        if file.name.lstrip(".").startswith("6."):
+            file.unlink()
+    out["damaged"] = classes(damaged)
+    out["repair"] = sp.repair(spark, str(damaged), force=True).summary
+    out["repaired"] = classes(damaged)
     return out
 
 

@@ -85,6 +85,10 @@ def test_the_tool_runs_on_spark(version_run) -> None:
         assert seen["version_1"] == seen["before"]  # VERSION AS OF an older batch
         assert seen["lookup"] == [["carol", 1, 4]]  # a key lookup
         assert seen["batches"] == [[0], [1], [2], [3], [4], [5]]  # operator state: the batches
+        doctor = seen["doctor"]  # verify, then repair a checkpoint missing a state file
+        assert (doctor["healthy"], doctor["damaged"], doctor["repaired"]) == (
+            [], ["STATE_FILE_MISSING"], [])  # fmt: skip
+        assert "roll back from batch 5 to batch 4" in doctor["repair"], doctor["repair"]
         after = [["alice", 100, 1000], ["carol", 1, 4], ["dave", 10, 100]]
         assert seen["after"] == after and seen["restored"] == after and seen["taken"] == 5
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions

@@ -71,6 +71,10 @@ public enum Check {
       Severity.ERROR,
       "Restart with the provider whose files the state holds, or restore the state with"
           + " spark-savepoint savepoint restore --provider."),
+  FORMAT_DISAGREE(
+      Severity.ERROR,
+      "Restore the commit log entry from a copy: the state files were written with the other"
+          + " checkpoint format (spark.sql.streaming.stateStore.checkpointFormatVersion)."),
   STATE_FILES_PAST_COMMIT(
       Severity.WARNING,
       "Run spark-savepoint repair once no query runs (it removes them): a batch killed after"

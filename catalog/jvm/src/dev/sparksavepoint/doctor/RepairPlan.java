@@ -53,6 +53,7 @@ public final class RepairPlan {
           Check.PARTITIONS_DISAGREE,
           Check.EXTRA_PARTITION,
           Check.PROVIDER_DISAGREE,
+          Check.FORMAT_DISAGREE,
           Check.EDIT_LEFTOVER,
           Check.QUERY_ACTIVE);
 

@@ -57,6 +57,7 @@ final class StateChecks {
     List<String> stores = StoreFolders.stores(tree, dir, folders);
     boolean rocksdb = isRocksDB();
     boolean providerReported = false; // once per operator
+    boolean formatReported = false;
     for (int p = 0; p < partitions; p++) {
       String folder = dir + "/" + p;
       if (!folders.contains(p)) {
@@ -103,6 +104,29 @@ final class StateChecks {
           continue; // what is missing depends on the provider that wrote the files
         }
         String id = uniqueId(op, p, index++);
+        if (chain.formatDisagreesWith(id)) {
+          if (!formatReported) {
+            formatReported = true;
+            found.accept(
+                Finding.of(
+                    Check.FORMAT_DISAGREE,
+                    batch,
+                    op,
+                    p,
+                    storeFolder,
+                    "commits/"
+                        + batch
+                        + (id == null ? " records no" : " records")
+                        + " state checkpoint ids (checkpoint format "
+                        + (id == null ? 1 : 2)
+                        + "), but the files of "
+                        + storeFolder
+                        + "/ are named as format "
+                        + (id == null ? 2 : 1)
+                        + " names them"));
+          }
+          continue;
+        }
         for (String missing : chain.missing(batch + 1, id, rocksdb)) {
           String file = storeFolder + "/" + missing;
           found.accept(

@@ -95,6 +95,23 @@ final class StoreChain {
     return past;
   }
 
+  /**
+   * True when the files' names and the commit's state checkpoint ids ({@code id}, null for
+   * checkpoint format 1) are of different checkpoint formats: format 2 names every file by
+   * the id its commit records ({@code 5_<id>.changelog}), format 1 by the version alone.
+   */
+  boolean formatDisagreesWith(String id) {
+    boolean named = false;
+    boolean plain = false;
+    for (TreeSet<String> kinds : files.values()) {
+      for (String kind : kinds) {
+        if (kind.indexOf('.') >= 0) named = true;
+        else plain = true;
+      }
+    }
+    return id == null ? named && !plain : plain && !named;
+  }
+
   /** True when the files are of the other provider than {@code rocksdb} says. */
   boolean disagreesWith(boolean rocksdb) {
     return rocksdb
