@@ -24,7 +24,7 @@ from spark_savepoint.sql_ext.doctor import UNLOADABLE
 from tests.compat.golden import goldens
 from tests.support import REPO_ROOT
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import hand_edit, last_change_file, only, truncate, without_checksum
+from tests.support.damage import hand_edit, last_change_file, lose, only, truncate, without_checksum
 from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
@@ -119,15 +119,15 @@ def zip_with_sst(checkpoint: Path, version: int) -> Path:
 
 STATE = "state/0"
 DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
-    "metadata missing": ("hdfs", lambda c: (c / "metadata").unlink(),
+    "metadata missing": ("hdfs", lambda c: lose(c / "metadata"),
                          [("METADATA_MISSING", "error", "metadata")]),
     "metadata unreadable": ("hdfs", lambda c: (c / "metadata").write_text("{not json"),
                             [("METADATA_UNREADABLE", "error", "metadata")]),
-    "offsets gap": ("hdfs", lambda c: (c / "offsets/1").unlink(),
+    "offsets gap": ("hdfs", lambda c: lose(c / "offsets/1"),
                     [("LOG_GAP", "warning", "offsets/1")]),
-    "commits gap": ("hdfs", lambda c: (c / "commits/1").unlink(),
+    "commits gap": ("hdfs", lambda c: lose(c / "commits/1"),
                     [("LOG_GAP", "warning", "commits/1")]),
-    "commit without offsets": ("hdfs", lambda c: (c / "offsets/2").unlink(),
+    "commit without offsets": ("hdfs", lambda c: lose(c / "offsets/2"),
                                [("COMMIT_WITHOUT_OFFSETS", "error", "offsets/2")]),
     "offsets of the wrong shape": ("hdfs", lambda c: (c / "offsets/2").write_text("v1\n[1,2]\n"),
                                    [("LOG_ENTRY_UNREADABLE", "error", "offsets/2")]),
@@ -139,10 +139,10 @@ DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
     "an old commit unreadable": ("hdfs", lambda c: (c / "commits/0").write_text("garbage"),
                                  [("LOG_ENTRY_UNREADABLE", "warning", "commits/0")]),
     "stopped after planning": (
-        "hdfs", lambda c: ((c / "commits/2").unlink(), remove_version(c, 3)),
+        "hdfs", lambda c: (lose(c / "commits/2"), remove_version(c, 3)),
         [("UNCOMMITTED_BATCH", "info", "offsets/2")]),
     "killed after writing state": (
-        "hdfs", lambda c: (c / "commits/2").unlink(),
+        "hdfs", lambda c: lose(c / "commits/2"),
         [("UNCOMMITTED_BATCH", "info", "offsets/2")]
         + [("STATE_FILES_PAST_COMMIT", "info", f"{STATE}/{p}/3.delta") for p in range(4)]),
     "two batches planned": (
@@ -151,7 +151,7 @@ DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
     "log edited by hand": ("hdfs", lambda c: hand_edit(c / "offsets/2", '"batchWatermarkMs":0',
                                                        '"batchWatermarkMs":1'),
                            [("STALE_CHECKSUM", "warning", "offsets/2")]),
-    "delta missing": ("hdfs", lambda c: (c / STATE / "1/2.delta").unlink(),
+    "delta missing": ("hdfs", lambda c: lose(c / STATE / "1/2.delta"),
                       [("STATE_FILE_MISSING", "error", f"{STATE}/1/2.delta")]),
     "delta truncated": ("hdfs", lambda c: truncate(c / STATE / "1/3.delta"),
                         [("STATE_FILE_CORRUPT", "error", f"{STATE}/1/3.delta")]),
@@ -185,7 +185,14 @@ DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
         "rocksdb_v2", lambda c: (without_checksum(c / "commits/2").write_text(
             "v2\n" + '{"nextBatchWatermarkMs":0}')),
         [("FORMAT_DISAGREE", "error", f"{STATE}/0")]),
-    "zip missing": ("rocksdb_zip", lambda c: (c / STATE / "3/3.zip").unlink(),
+    "schema removed, its checksum left": (
+        "hdfs", lambda c: (c / STATE / "0/_metadata/schema").unlink(),
+        [("ORPHAN_CHECKSUM", "error", f"{STATE}/0/_metadata/.schema.crc"),
+         ("SCHEMA_FILE_MISSING", "warning", f"{STATE}/0/_metadata/schema")]),
+    "an old log entry removed, its checksum left": (
+        "hdfs", lambda c: (c / "offsets/0").unlink(),
+        [("ORPHAN_CHECKSUM", "warning", "offsets/.0.crc")]),
+    "zip missing": ("rocksdb_zip", lambda c: lose(c / STATE / "3/3.zip"),
                     [("STATE_FILE_MISSING", "error", f"{STATE}/3/3.zip")]),
 }  # fmt: skip
 """Damage name -> (base, what is done to a copy, exactly what the doctor must find)."""
@@ -229,7 +236,7 @@ def test_every_kind_healthy_then_missing_its_last_change(spark, checkpoints, tmp
     change = last_change_file(partition)
     version = change.name.split(".")[0]
     for file in partition.glob(f"{version}.*"):
-        file.unlink()
+        lose(file)
     findings = verify(spark, str(copy)).findings
     assert [(f.check, f.file, f.partition_id, f.operator_id) for f in findings] == [
         ("STATE_FILE_MISSING", str(change.relative_to(copy)), 1, 0)]  # fmt: skip
@@ -238,7 +245,7 @@ def test_every_kind_healthy_then_missing_its_last_change(spark, checkpoints, tmp
 def test_a_missing_or_cut_sst_file(spark, bases, tmp_path):
     def remove(c: Path) -> None:
         zip_file = zip_with_sst(c, 3)
-        (zip_file.parent / "SSTs" / sst_named_by(zip_file)).unlink()
+        lose(zip_file.parent / "SSTs" / sst_named_by(zip_file))
 
     checkpoint = damaged(bases["rocksdb_zip"], tmp_path / "missing", remove)
     zip_file = zip_with_sst(checkpoint, 3)
@@ -257,7 +264,7 @@ def test_checkpoint_format_2(spark, bases, tmp_path):
     (``3_<id>.changelog.crc``, CRC32C) finds a changed byte where no Hadoop checksum is."""
     base = bases["rocksdb_v2"]
     change = only(base / STATE / "1", "3_*.changelog").relative_to(base)
-    missing = damaged(base, tmp_path / "missing", lambda c: (c / change).unlink())
+    missing = damaged(base, tmp_path / "missing", lambda c: lose(c / change))
     assert found(spark, missing) == [("STATE_FILE_MISSING", "error", str(change))]
 
     def flip(c: Path) -> None:
@@ -277,7 +284,7 @@ def test_a_schema_file_operator_metadata_names(spark, tmp_path):
     golden = next(g for g in goldens("4.3.0") if g.case == "tws-rocksdb").folder / "checkpoint"
     assert found(spark, golden) == []
     schema = only(golden / STATE / "_stateSchema/default", "0_*").relative_to(golden)
-    checkpoint = damaged(golden, tmp_path, lambda c: (c / schema).unlink())
+    checkpoint = damaged(golden, tmp_path, lambda c: lose(c / schema))
     assert found(spark, checkpoint) == [("SCHEMA_FILE_MISSING", "error", str(schema))]
 
 
@@ -313,7 +320,7 @@ def test_a_running_query_is_reported(spark, base_queries):
 
 
 def test_sql_and_the_command_line_say_the_same(spark, bases, tmp_path, capsys):
-    checkpoint = damaged(bases["hdfs"], tmp_path, lambda c: (c / STATE / "1/2.delta").unlink())
+    checkpoint = damaged(bases["hdfs"], tmp_path, lambda c: lose(c / STATE / "1/2.delta"))
     attach(spark, str(checkpoint), "doc_sql")
     (row,) = spark.sql("CALL doc_sql.system.verify()").collect()
     assert (row["class"], row.severity, row.batch_id, row.operator_id, row.partition_id,
@@ -328,7 +335,7 @@ def test_sql_and_the_command_line_say_the_same(spark, bases, tmp_path, capsys):
     assert main(["doctor", str(bases["hdfs"]), "--json"]) == 0
     values = json.loads(capsys.readouterr().out)
     assert (values["findings"], values["exit_code"]) == ([], 0)
-    gap = damaged(bases["hdfs"], tmp_path / "gap", lambda c: (c / "commits/1").unlink())
+    gap = damaged(bases["hdfs"], tmp_path / "gap", lambda c: lose(c / "commits/1"))
     assert main(["doctor", str(gap)]) == 1
     capsys.readouterr()
     assert main(["doctor", str(tmp_path / "nothing")]) == 3

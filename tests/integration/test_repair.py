@@ -16,7 +16,7 @@ import pytest
 from spark_savepoint import SavepointError, attach, repair, undo_repair, verify
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import hand_edit, last_change_file, only, truncate, without_checksum
+from tests.support.damage import hand_edit, last_change_file, lose, only, truncate, without_checksum
 from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
@@ -48,17 +48,17 @@ def last_emitted(rows: list[dict]) -> dict[str, tuple]:
 
 RESTARTS: dict[str, tuple[str, dict[str, str], Callable[[Path], object], str]] = {
     "a delta gone (hdfs)": (
-        "hdfs", {}, lambda c: (c / "state/0/1/3.delta").unlink(),
+        "hdfs", {}, lambda c: lose(c / "state/0/1/3.delta"),
         "roll back from batch 2 to batch 1"),
     "a changelog cut short (rocksdb)": (
         "rocksdb", {}, lambda c: truncate(c / "state/0/1/3.changelog"),
         "roll back from batch 2 to batch 1"),
     "an SST file gone (rocksdb, a zip per version)": (
         "rocksdb", CHANGELOG_OFF,
-        lambda c: next(f.unlink() for f in sorted((c / "state/0").glob("*/SSTs/*.sst"))[-1:]),
+        lambda c: lose(sorted((c / "state/0").glob("*/SSTs/*.sst"))[-1]),
         "roll back from batch 2 to batch"),
     "a changelog gone (checkpoint format 2)": (
-        "rocksdb", FORMAT_2, lambda c: only(c / "state/0/1", "3_*.changelog").unlink(),
+        "rocksdb", FORMAT_2, lambda c: lose(only(c / "state/0/1", "3_*.changelog")),
         "roll back from batch 2 to batch 1"),
     "a log edited by hand": (
         "hdfs", {}, lambda c: hand_edit(c / "offsets/2", '"batchWatermarkMs":0',
@@ -106,13 +106,29 @@ def test_every_kind_is_rolled_back_past_a_missing_change(spark, checkpoints, tmp
         partition = partition / "left-keyWithIndexToValue"
     version = last_change_file(partition).name.split(".")[0]
     for file in partition.glob(f"{version}.*"):
-        file.unlink()
+        lose(file)
     before = snapshot(checkpoint)
     done = repair(spark, str(checkpoint), force=True)
     assert "roll back from batch 1 to batch 0" in done.summary, done.summary
     assert verify(spark, str(checkpoint)).findings == ()
     undo_repair(spark, str(checkpoint), force=True)
     assert snapshot(checkpoint) == before
+
+
+@pytest.mark.slow
+def test_a_schema_file_removed_by_hand_is_written_again_by_the_restart(spark, tmp_path):
+    """``rm`` of a schema file leaves its checksum file, on which the restart's write of the
+    schema fails; the repair removes it, and the restarted query writes the schema anew."""
+    query = three_batches(spark, tmp_path / "query", "hdfs", {})
+    schema = query.checkpoint / "state/0/0/_metadata/schema"
+    schema.unlink()
+    done = repair(spark, str(query.checkpoint), force=True)
+    assert [(s.action, s.file) for s in done.steps] == [
+        ("remove", "state/0/0/_metadata/.schema.crc")]  # fmt: skip
+    assert [s.file for s in done.by_hand] == ["state/0/0/_metadata/schema"]
+    query.add_input(restart_rows("agg"))
+    assert query.run(spark)
+    assert schema.exists() and verify(spark, str(query.checkpoint)).findings == ()
 
 
 def test_a_healthy_checkpoint_is_left_as_it_is(spark, checkpoints, tmp_path):
@@ -128,8 +144,8 @@ def test_a_healthy_checkpoint_is_left_as_it_is(spark, checkpoints, tmp_path):
 def test_dry_run_undo_and_refusals(spark, checkpoints, tmp_path, capsys):
     checkpoint = tmp_path / "ckpt"
     shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, checkpoint)
-    (checkpoint / "state/0/1/2.delta").unlink()
-    (checkpoint / "metadata").unlink()
+    lose(checkpoint / "state/0/1/2.delta")
+    lose(checkpoint / "metadata")
     before = snapshot(checkpoint)
 
     planned = repair(spark, str(checkpoint), dry_run=True)

@@ -7,6 +7,13 @@ import re
 from pathlib import Path
 
 
+def lose(file: Path) -> None:
+    """``file`` gone with its Hadoop checksum file, as a file is lost on a store without them
+    (an ``rm`` of the file alone leaves an orphan checksum file: a damage of its own)."""
+    file.unlink()
+    (file.parent / f".{file.name}.crc").unlink(missing_ok=True)
+
+
 def truncate(file: Path) -> None:
     """Cut ``file`` to half its size."""
     file.write_bytes(file.read_bytes()[: file.stat().st_size // 2])

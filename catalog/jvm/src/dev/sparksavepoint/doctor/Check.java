@@ -58,7 +58,12 @@ public enum Check {
       "Restore the partition's folder from a copy: no batch's state loads without it."),
   SCHEMA_FILE_MISSING(
       Severity.ERROR,
-      "Restore the state schema file from a copy (its operator metadata names it)."),
+      "Restore the state schema file from a copy; a file of partition 0 (not named by operator"
+          + " metadata) the query's restart also writes anew."),
+  ORPHAN_CHECKSUM(
+      Severity.ERROR,
+      "Run spark-savepoint repair (it removes the checksum file): Spark writes a file by renaming a"
+          + " temporary one with its checksum file onto it, which fails while this one is there."),
   PARTITIONS_DISAGREE(
       Severity.ERROR,
       "Find which count is right (the offset log's is what Spark restarts with) and restore the"

@@ -67,7 +67,7 @@ public final class Doctor {
           FileChecksums.mismatches(spark, root, FileChecksums.checked(tree), tree);
       for (FileChecksums.Mismatch m : mismatches) findings.add(checksumFinding(m));
       new StateChecks(fs, root, tree, facts, findings::add).run();
-      LeftoverChecks.run(tree, findings::add);
+      LeftoverChecks.run(tree, facts, findings::add);
       activity(spark, location, findings);
       return new Examination(fs, root, tree, facts, mismatches, ordered(findings));
     } catch (IOException e) {

@@ -140,8 +140,11 @@ public final class RepairPlan {
       }
     }
     for (Finding f : exam.findings()) {
-      if (f.check() == Check.TEMPORARY_FILE)
+      if (f.check() == Check.TEMPORARY_FILE) {
         add(REMOVE, f.file(), "a killed writer's temporary file");
+      } else if (f.check() == Check.ORPHAN_CHECKSUM) {
+        add(REMOVE, f.file(), "a checksum file whose file is gone");
+      }
     }
     List<Finding> byHand =
         exam.findings().stream().filter(f -> BY_HAND.contains(f.check())).toList();

@@ -22,6 +22,11 @@ import org.apache.hadoop.fs.Path;
  */
 final class StateChecks {
   private static final String SHUFFLE_PARTITIONS = "spark.sql.shuffle.partitions";
+
+  /** Recorded by Spark 3.1 and later, which write state schema files. */
+  private static final String COMPRESSION_CODEC =
+      "spark.sql.streaming.stateStore.compression.codec";
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final FileSystem fs;
@@ -161,6 +166,7 @@ final class StateChecks {
               dir + "/" + p + "/ is past the operator's " + partitions + " partitions"));
     }
     schemaFiles(op, dir, metadata);
+    schemaFilesV1(op, dir, metadata, stores);
   }
 
   /**
@@ -252,6 +258,34 @@ final class StateChecks {
     if (table == null || partition >= table.length || table[partition].length == 0) return null;
     String[] stores = table[partition];
     return stores[Math.min(index, stores.length - 1)];
+  }
+
+  /**
+   * The schema files Spark 3.1 and later write in partition 0 of each store of an operator
+   * without metadata v2 schema paths ({@code state/0/0/_metadata/schema}, a join's
+   * {@code state/0/0/left-keyToNumValues/_metadata/schema}): a warning when one is missing, as
+   * the restart writes it anew, and until then the state cannot be read. Releases before 3.1
+   * (whose offset log records no compression codec) wrote none.
+   */
+  private void schemaFilesV1(long op, String dir, JsonNode metadata, List<String> stores) {
+    boolean v2 = metadata != null && metadata.has("stateSchemaFilePaths");
+    if (v2 || !facts.conf().containsKey(COMPRESSION_CODEC) || !tree.isFolder(dir + "/0")) return;
+    for (String store : stores) {
+      String schema = StoreFolders.folder(dir + "/0", store) + "/_metadata/schema";
+      if (!tree.has(schema)) {
+        Finding finding =
+            Finding.of(
+                Check.SCHEMA_FILE_MISSING,
+                facts.lastCommitted(),
+                op,
+                0,
+                schema,
+                schema
+                    + " is missing: the query's restart writes it anew, and until then its"
+                    + " state cannot be read");
+        found.accept(finding.at(Check.Severity.WARNING));
+      }
+    }
   }
 
   /** The schema files operator metadata v2 names: here (or moved with the checkpoint). */
