@@ -6,7 +6,8 @@
    HDFS-backed store, which writes one ``.delta`` file per partition and batch.
 2. A state file of the last batch goes missing (a failed copy, a cleanup script gone wrong).
 3. ``verify`` names it: class ``STATE_FILE_MISSING``, the batch, operator, partition and file,
-   and the fix; it changes nothing. The query could not restart on this checkpoint.
+   and the fix; and ``ORPHAN_CHECKSUM``, the Hadoop checksum file ``rm`` left, on which Spark's
+   next write of that file would fail. It changes nothing. The query could not restart.
 4. ``repair`` rolls the checkpoint back to batch 1, whose state does not need the lost file: it
    keeps what it changes first (``undo_repair`` would put it back) and ``verify`` finds nothing
    wrong afterwards.
@@ -38,7 +39,8 @@ def main(root: Path) -> None:
     print(verification.verdict)
     for finding in verification.findings:
         print(f"  {finding.severity} {finding.check} {finding.where}\n  fix: {finding.fix}")
-    assert [f.check for f in verification.findings] == ["STATE_FILE_MISSING"], verification
+    # the file, and (a local disk) Hadoop's checksum file that rm left beside it
+    assert [f.check for f in verification.findings] == ["STATE_FILE_MISSING", "ORPHAN_CHECKSUM"]
     assert verification.exit_code == 2
 
     # 4. the repair: back to the last batch whose state loads

@@ -20,7 +20,7 @@ from tests.compat.golden import goldens
 from tests.support.checkpoint_files import snapshot
 from tests.support.hdfs import Hdfs, start_hdfs
 from tests.support.remote_fs import files, read_text
-from tests.support.streaming_queries import EVENTS_SCHEMA, write_file
+from tests.support.streaming_queries import EVENTS_SCHEMA, wait_for_listeners, write_file
 
 pytestmark = pytest.mark.slow
 
@@ -41,6 +41,7 @@ def run(spark: SparkSession, events: Path, checkpoint: str, output: str) -> None
     )  # fmt: skip
     query.awaitTermination()
     assert query.exception() is None, query.exception()
+    wait_for_listeners(spark)  # the run's stop is recorded: a relocation may go ahead
 
 
 def event_ids(spark: SparkSession, output: str) -> list[int]:

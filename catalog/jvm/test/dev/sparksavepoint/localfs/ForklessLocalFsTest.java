@@ -53,6 +53,45 @@ public class ForklessLocalFsTest {
   }
 
   @Test
+  public void ofWritersRacingForOneFileExactlyOneWins() throws Exception {
+    java.nio.file.Path dir = tempDir();
+    FileContext fc = FileContext.getFileContext(dir.toUri(), conf());
+    Path target = new Path(dir.toUri().toString(), "offsets/7");
+    fc.mkdir(target.getParent(), FsPermission.getDirDefault(), true);
+    for (int round = 0; round < 20; round++) {
+      Path file = new Path(target.getParent(), "claim-" + round);
+      int writers = 6;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(writers);
+      java.util.concurrent.atomic.AtomicInteger won =
+          new java.util.concurrent.atomic.AtomicInteger();
+      java.util.List<Thread> threads = new java.util.ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        Path tmp = new Path(target.getParent(), ".claim-" + round + "." + w + ".tmp");
+        try (FSDataOutputStream out = fc.create(tmp, EnumSet.of(CreateFlag.CREATE))) {
+          out.write(w);
+        }
+        Thread thread =
+            new Thread(
+                () -> {
+                  try {
+                    start.await();
+                    fc.rename(tmp, file, Options.Rename.NONE);
+                    won.incrementAndGet();
+                  } catch (FileAlreadyExistsException e) {
+                    // lost the race, as all but one must
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                });
+        threads.add(thread);
+        thread.start();
+      }
+      for (Thread thread : threads) thread.join();
+      assertEquals(1, won.get());
+    }
+  }
+
+  @Test
   public void fileContextCreatesRenamesAndRefusesLikeHadoop() throws Exception {
     java.nio.file.Path dir = tempDir();
     FileContext fc = FileContext.getFileContext(dir.toUri(), conf());
