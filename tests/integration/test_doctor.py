@@ -25,7 +25,13 @@ from tests.compat.golden import goldens
 from tests.support import REPO_ROOT
 from tests.support.checkpoint_files import snapshot
 from tests.support.damage import hand_edit, last_change_file, lose, only, truncate, without_checksum
-from tests.support.streaming_queries import CASES, StreamingQuery, build, restart_rows
+from tests.support.streaming_queries import (
+    CASES,
+    StreamingQuery,
+    build,
+    restart_rows,
+    session_confs,
+)
 
 CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
 FORMAT_2 = {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}
@@ -310,11 +316,12 @@ def test_deep_loads_the_state_where_no_checksum_covers_it(spark, bases, tmp_path
 def test_a_running_query_is_reported(spark, base_queries):
     """A query of this session runs on it (with no new input: it writes nothing meanwhile)."""
     query = base_queries["hdfs"]
-    running = query.start(spark, lambda batch, batch_id: batch.collect(), processingTime="1 hour")
-    try:
-        findings = verify(spark, str(query.checkpoint)).findings
-    finally:
-        running.stop()
+    with session_confs(spark, query.settings()):  # start leaves them set: restore the session's
+        running = query.start(spark, lambda batch, _: batch.collect(), processingTime="1 hour")
+        try:
+            findings = verify(spark, str(query.checkpoint)).findings
+        finally:
+            running.stop()
     assert [(f.check, f.severity) for f in findings] == [("QUERY_ACTIVE", "warning")]
     assert "agg_hdfs of this session is running on it" in findings[0].message
 

@@ -570,6 +570,11 @@ class StreamingQuery:
     def _confs(self) -> dict[str, str]:
         return {**RUN_CONFS, PROVIDER_CONF: PROVIDERS[self.provider], **self.confs}
 
+    def settings(self) -> dict[str, str]:
+        """The session settings every run of the query uses (``start`` leaves them set: wrap
+        it in ``session_confs(spark, query.settings())`` to restore the session's)."""
+        return self._confs()
+
     def start(
         self, spark: SparkSession, collect: Callable[[DataFrame, int], None], **trigger: Any
     ) -> Any:
