@@ -62,13 +62,15 @@ public final class QueryActivity {
   }
 
   /**
-   * Why the checkpoint's query may be running now (checks 1 and 3 above), or null when it looks
-   * stopped: what the doctor reports.
+   * Why the checkpoint's query runs now, from evidence only: a query of this session runs on
+   * it, or a run record of the tool's listener is alive. Null otherwise; the guess from batch
+   * times that guards edits is left out, as a copied or freshly checked-out checkpoint has new
+   * file times. What the doctor reports.
    */
   public static String activity(SparkSession spark, Checkpoint ckpt) {
     String running = runningHere(spark, ckpt);
     if (running != null) return "streaming query " + running + " of this session is running on it";
-    return aliveElsewhere(ckpt);
+    return aliveRun(ckpt, runs(ckpt));
   }
 
   /** The name (or id) of a query of this session running on the checkpoint, or null. */
@@ -83,14 +85,16 @@ public final class QueryActivity {
     return null;
   }
 
-  /** Why the query looks alive from its run records and batch times, or null. */
-  private static String aliveElsewhere(Checkpoint ckpt) {
-    List<RunRecords.Run> runs;
+  private static List<RunRecords.Run> runs(Checkpoint ckpt) {
     try {
-      runs = RunRecords.read(ckpt.fileSystem(), ckpt.root());
+      return RunRecords.read(ckpt.fileSystem(), ckpt.root());
     } catch (java.io.IOException e) {
       throw Errors.io(ckpt.location(), e);
     }
+  }
+
+  /** Why a run record says the query runs, or null. */
+  private static String aliveRun(Checkpoint ckpt, List<RunRecords.Run> runs) {
     long now = System.currentTimeMillis();
     for (RunRecords.Run run : runs) {
       if (run.alive(now)) {
@@ -100,6 +104,14 @@ public final class QueryActivity {
             + RunRecords.seconds(run.leaseMs());
       }
     }
+    return null;
+  }
+
+  /** Why the query looks alive from its run records and batch times, or null. */
+  private static String aliveElsewhere(Checkpoint ckpt) {
+    List<RunRecords.Run> runs = runs(ckpt);
+    String alive = aliveRun(ckpt, runs);
+    if (alive != null) return alive;
     Activity activity = Activity.of(ckpt);
     if (activity == null) return null;
     UUID id = ckpt.queryId();
