@@ -160,8 +160,12 @@ def _jvm(
 
 
 def _format_storage(jars: list[Path], config: Path) -> None:
-    """``kafka-storage format`` with a new cluster id (a base64url UUID, as Kafka writes)."""
-    cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
+    """``kafka-storage format`` with a new cluster id (a base64url UUID, as Kafka writes; never
+    starting with ``-``, as Kafka's own ``Uuid.randomUuid`` ensures: the tool's argument parser
+    takes such a value for an option, and one run in 64 failed with "expected one argument")."""
+    cluster = "-"
+    while cluster.startswith("-"):
+        cluster = base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
     command = _jvm(jars, "kafka.tools.StorageTool", "format", "-t", cluster, "-c", str(config))
     done = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if done.returncode != 0:
