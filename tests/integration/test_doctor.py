@@ -222,7 +222,9 @@ def _order(finding: Expected) -> tuple[int, str, str]:
     return (["error", "warning", "info"].index(finding[1]), finding[2] or "", finding[0])
 
 
-@pytest.mark.parametrize("base", BASES)
+@pytest.mark.parametrize(
+    "base", [pytest.param(b, marks=pytest.mark.slow if b == "rocksdb_v2" else ()) for b in BASES]
+)
 def test_a_healthy_base_has_no_finding(spark, bases, base):
     assert found(spark, bases[base]) == []
 
@@ -265,6 +267,7 @@ def test_a_missing_or_cut_sst_file(spark, bases, tmp_path):
     assert "bytes, the snapshot" in finding.message and "3.zip records" in finding.message
 
 
+@pytest.mark.slow
 def test_checkpoint_format_2(spark, bases, tmp_path):
     """The commit names each partition's file (``3_<id>.changelog``); Spark's own checksum file
     (``3_<id>.changelog.crc``, CRC32C) finds a changed byte where no Hadoop checksum is."""
