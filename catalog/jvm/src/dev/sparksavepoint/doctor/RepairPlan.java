@@ -223,7 +223,8 @@ public final class RepairPlan {
         if (!folders.contains(p)) return false;
         for (int s = 0; s < stores.size(); s++) {
           String folder = StoreFolders.folder(dir + "/" + p, stores.get(s));
-          if (!exam.tree().isFolder(folder) || !builds(folder, b + 1, id(ids, op, p, s), rocksdb)) {
+          if (!exam.tree().isFolder(folder)
+              || !builds(folder, b + 1, StoreFolders.uniqueId(ids, op, p, s), rocksdb)) {
             return false;
           }
         }
@@ -281,12 +282,6 @@ public final class RepairPlan {
     } catch (IOException | RuntimeException e) {
       return null;
     }
-  }
-
-  private static String id(Map<Long, String[][]> ids, long op, int partition, int store) {
-    String[][] table = ids == null ? null : ids.get(op);
-    if (table == null || partition >= table.length || table[partition].length == 0) return null;
-    return table[partition][Math.min(store, table[partition].length - 1)];
   }
 
   private void add(String action, String file, String why) {

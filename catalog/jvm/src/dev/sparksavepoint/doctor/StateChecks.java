@@ -7,7 +7,6 @@ import dev.sparksavepoint.checkpoint.StoreProviders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import org.apache.hadoop.fs.FileSystem;
@@ -84,10 +83,10 @@ final class StateChecks {
                     + " partitions"));
         continue;
       }
-      int index = 0;
-      for (String store : stores) {
-        String storeFolder = StoreFolders.folder(folder, store);
+      for (int index = 0; index < stores.size(); index++) {
+        String storeFolder = StoreFolders.folder(folder, stores.get(index));
         StoreChain chain = StoreChain.of(tree, storeFolder);
+        String id = StoreFolders.uniqueId(facts.uniqueIds(), op, p, index);
         if (chain.disagreesWith(rocksdb)) {
           if (!providerReported) {
             providerReported = true;
@@ -108,7 +107,6 @@ final class StateChecks {
           }
           continue; // what is missing depends on the provider that wrote the files
         }
-        String id = uniqueId(op, p, index++);
         if (chain.formatDisagreesWith(id)) {
           if (!formatReported) {
             formatReported = true;
@@ -249,15 +247,6 @@ final class StateChecks {
   private boolean isRocksDB() {
     String provider = facts.conf().get(StoreProviders.PROVIDER_CONF);
     return provider != null && provider.contains("RocksDB");
-  }
-
-  /** The state checkpoint id of store {@code index} of a partition (format v2), or null. */
-  private String uniqueId(long op, int partition, int index) {
-    Map<Long, String[][]> ids = facts.uniqueIds();
-    String[][] table = ids == null ? null : ids.get(op);
-    if (table == null || partition >= table.length || table[partition].length == 0) return null;
-    String[] stores = table[partition];
-    return stores[Math.min(index, stores.length - 1)];
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.sparksavepoint.doctor;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 /**
@@ -38,6 +39,16 @@ final class StoreFolders {
     for (int p : partitions) stores.addAll(storesOf(tree, dir + "/" + p));
     if (stores.isEmpty()) stores.add("");
     return List.copyOf(stores);
+  }
+
+  /**
+   * The state checkpoint id a format-2 commit records for store {@code store} (its index) of an
+   * operator's partition, or null (format 1, or none recorded).
+   */
+  static String uniqueId(Map<Long, String[][]> ids, long op, int partition, int store) {
+    String[][] table = ids == null ? null : ids.get(op);
+    if (table == null || partition >= table.length || table[partition].length == 0) return null;
+    return table[partition][Math.min(store, table[partition].length - 1)];
   }
 
   /** The folder of store {@code store} of a partition folder. */
