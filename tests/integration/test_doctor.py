@@ -24,44 +24,22 @@ from spark_savepoint.sql_ext.doctor import UNLOADABLE
 from tests.compat.golden import goldens
 from tests.support import REPO_ROOT
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import hand_edit, last_change_file, lose, only, truncate, without_checksum
+from tests.support.damage import (
+    LAYOUTS,
+    Bases,
+    hand_edit,
+    lose,
+    only,
+    ssts_named_by,
+    truncate,
+    without_checksum,
+)
 from tests.support.streaming_queries import (
-    CASES,
-    StreamingQuery,
-    build,
-    restart_rows,
     session_confs,
 )
 
-CHANGELOG_OFF = {"spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "false"}
-FORMAT_2 = {"spark.sql.streaming.stateStore.checkpointFormatVersion": "2"}
-BASES: dict[str, tuple[str, dict[str, str]]] = {
-    "hdfs": ("hdfs", {}),
-    "rocksdb": ("rocksdb", {}),
-    "rocksdb_zip": ("rocksdb", CHANGELOG_OFF),
-    "rocksdb_v2": ("rocksdb", FORMAT_2),
-}
-"""Base checkpoint name -> (provider, settings of its query's runs)."""
-
 Expected = tuple[str, str, str | None]
 """(class, severity, file) of one finding."""
-
-
-class Bases(dict):
-    """Base name -> the aggregation after three batches on it, built when first asked for
-    (tests copy their checkpoints)."""
-
-    def __init__(self, spark, root: Path) -> None:
-        super().__init__()
-        self.spark, self.root = spark, root
-
-    def __missing__(self, name: str) -> StreamingQuery:
-        provider, confs = BASES[name]
-        query = build(self.spark, "agg", provider, self.root / name, confs=confs)
-        query.add_input(restart_rows("agg"))
-        query.run(self.spark)
-        self[name] = query
-        return query
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +54,7 @@ class BaseCheckpoints:
         self.queries = queries
 
     def __getitem__(self, name: str) -> Path:
-        return self.queries[name].checkpoint
+        return self.queries[("agg", name)].checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -108,13 +86,6 @@ def remove_version(checkpoint: Path, version: int) -> None:
             file.unlink()
 
 
-def sst_named_by(zip_file: Path) -> str:
-    """The first SST file the RocksDB snapshot ``zip_file`` names."""
-    with zipfile.ZipFile(zip_file) as archive:
-        manifest = json.loads(archive.read("metadata").decode().splitlines()[1])
-    return manifest["sstFiles"][0]["dfsSstFileName"]
-
-
 def zip_with_sst(checkpoint: Path, version: int) -> Path:
     """A partition's snapshot of ``version`` that names at least one SST file."""
     return next(
@@ -129,8 +100,8 @@ DAMAGES: dict[str, tuple[str, Callable[[Path], object], list[Expected]]] = {
                          [("METADATA_MISSING", "error", "metadata")]),
     "metadata unreadable": ("hdfs", lambda c: (c / "metadata").write_text("{not json"),
                             [("METADATA_UNREADABLE", "error", "metadata")]),
-    "offsets gap": ("hdfs", lambda c: lose(c / "offsets/1"),
-                    [("LOG_GAP", "warning", "offsets/1")]),
+    "offsets gap the restart reads": ("hdfs", lambda c: lose(c / "offsets/1"),
+                                      [("LOG_GAP", "error", "offsets/1")]),
     "commits gap": ("hdfs", lambda c: lose(c / "commits/1"),
                     [("LOG_GAP", "warning", "commits/1")]),
     "commit without offsets": ("hdfs", lambda c: lose(c / "offsets/2"),
@@ -223,41 +194,20 @@ def _order(finding: Expected) -> tuple[int, str, str]:
 
 
 @pytest.mark.parametrize(
-    "base", [pytest.param(b, marks=pytest.mark.slow if b == "rocksdb_v2" else ()) for b in BASES]
+    "base", [pytest.param(b, marks=pytest.mark.slow if b == "rocksdb_v2" else ()) for b in LAYOUTS]
 )
 def test_a_healthy_base_has_no_finding(spark, bases, base):
     assert found(spark, bases[base]) == []
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("kind", "provider"), CASES)
-def test_every_kind_healthy_then_missing_its_last_change(spark, checkpoints, tmp_path, kind,
-                                                         provider):  # fmt: skip
-    """Every operator kind on both providers: no finding, then exactly the change file of a
-    partition's last version once it is gone (a join's: of one of its four stores)."""
-    checkpoint = checkpoints[(kind, provider)].checkpoint
-    assert found(spark, checkpoint) == []
-    copy = damaged(checkpoint, tmp_path, lambda c: None)
-    partition = copy / STATE / "1"
-    if kind == "join":
-        partition = partition / "left-keyWithIndexToValue"
-    change = last_change_file(partition)
-    version = change.name.split(".")[0]
-    for file in partition.glob(f"{version}.*"):
-        lose(file)
-    findings = verify(spark, str(copy)).findings
-    assert [(f.check, f.file, f.partition_id, f.operator_id) for f in findings] == [
-        ("STATE_FILE_MISSING", str(change.relative_to(copy)), 1, 0)]  # fmt: skip
-
-
 def test_a_missing_or_cut_sst_file(spark, bases, tmp_path):
     def remove(c: Path) -> None:
         zip_file = zip_with_sst(c, 3)
-        lose(zip_file.parent / "SSTs" / sst_named_by(zip_file))
+        lose(zip_file.parent / "SSTs" / ssts_named_by(zip_file)[0])
 
     checkpoint = damaged(bases["rocksdb_zip"], tmp_path / "missing", remove)
     zip_file = zip_with_sst(checkpoint, 3)
-    sst = f"{zip_file.parent.relative_to(checkpoint)}/SSTs/{sst_named_by(zip_file)}"
+    sst = f"{zip_file.parent.relative_to(checkpoint)}/SSTs/{ssts_named_by(zip_file)[0]}"
     assert found(spark, checkpoint) == [("SST_FILE_MISSING", "error", sst)]
 
     cut = damaged(bases["rocksdb_zip"], tmp_path / "cut",
@@ -318,7 +268,7 @@ def test_deep_loads_the_state_where_no_checksum_covers_it(spark, bases, tmp_path
 
 def test_a_running_query_is_reported(spark, base_queries):
     """A query of this session runs on it (with no new input: it writes nothing meanwhile)."""
-    query = base_queries["hdfs"]
+    query = base_queries[("agg", "hdfs")]
     with session_confs(spark, query.settings()):  # start leaves them set: restore the session's
         running = query.start(spark, lambda batch, _: batch.collect(), processingTime="1 hour")
         try:

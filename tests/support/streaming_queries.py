@@ -518,6 +518,12 @@ class StreamingQuery:
         shutil.copytree(self.checkpoint, root / "checkpoint")
         return StreamingQuery(self.kind, self.provider, root, dict(self.confs))
 
+    def with_checkpoint(self, folder: Path) -> StreamingQuery:
+        """The same query (same input folder) with its checkpoint at ``folder``: a copy of this
+        checkpoint restarts there on this input (the file source's log names its files)."""
+        return StreamingQuery(self.kind, self.provider, self.root, dict(self.confs),
+                              location=str(folder))  # fmt: skip
+
     def restart(self, spark: SparkSession) -> list[dict]:
         """Feed the kind's second-wave input (``restart_rows``) and run; the rows emitted."""
         self.add_input(restart_rows(self.kind))
@@ -552,6 +558,11 @@ class StreamingQuery:
         """Run the query with Trigger.AvailableNow until it stops; return the rows it emitted in
         this run (collected via foreachBatch that consumes the batch DataFrame), as plain dicts,
         batch after batch, each batch sorted by the kind's key columns."""
+        return run_together(spark, [self])[0]
+
+    def collector(self) -> tuple[list[dict], Callable[[DataFrame, int], None]]:
+        """A list and the ``foreachBatch`` function that appends each batch's rows to it, as
+        plain dicts sorted by the kind's key columns."""
         order = _kind(self.kind).order
         emitted: list[dict] = []
 
@@ -559,13 +570,7 @@ class StreamingQuery:
             rows = [row.asDict(recursive=True) for row in batch.collect()]
             emitted.extend(sorted(rows, key=lambda r: tuple(r[c] for c in order)))
 
-        with session_confs(spark, self._confs()):
-            query = self.start(spark, collect, availableNow=True)
-            query.awaitTermination()
-            if query.exception() is not None:
-                raise RuntimeError(f"{self.kind}/{self.provider} failed: {query.exception()}")
-        wait_for_listeners(spark)
-        return emitted
+        return emitted, collect
 
     def _confs(self) -> dict[str, str]:
         return {**RUN_CONFS, PROVIDER_CONF: PROVIDERS[self.provider], **self.confs}
@@ -576,10 +581,15 @@ class StreamingQuery:
         return self._confs()
 
     def start(
-        self, spark: SparkSession, collect: Callable[[DataFrame, int], None], **trigger: Any
+        self,
+        spark: SparkSession,
+        collect: Callable[[DataFrame, int], None],
+        name: str | None = None,
+        **trigger: Any,
     ) -> Any:
         """Start the query with ``trigger`` (``DataStreamWriter.trigger`` arguments) and the
-        run settings (left set in the session); returns the running StreamingQuery."""
+        run settings (left set in the session); returns the running StreamingQuery, named
+        ``name`` (default ``<kind>_<provider>``: one of a name runs at a time in a session)."""
         kind = _kind(self.kind)
         for key, value in self._confs().items():
             spark.conf.set(key, value)
@@ -587,13 +597,41 @@ class StreamingQuery:
             (self.input_dir / side).mkdir(parents=True, exist_ok=True)
         return (
             kind.query(spark, self.input_dir)
-            .writeStream.queryName(f"{self.kind}_{self.provider}")
+            .writeStream.queryName(name or f"{self.kind}_{self.provider}")
             .outputMode(kind.output_mode)
             .foreachBatch(collect)
             .option("checkpointLocation", self.location or str(self.checkpoint))
             .trigger(**trigger)
             .start()
         )
+
+
+def run_together(spark: SparkSession, queries: list[StreamingQuery]) -> list[list[dict]]:
+    """Run ``queries`` at once (each with Trigger.AvailableNow, as :meth:`StreamingQuery.run`)
+    until all stop: many short restarts take a fraction of their time one after another. They
+    must share their settings (one session holds them). Returns each one's emitted rows.
+
+    Raises RuntimeError naming each query that failed (after all stopped)."""
+    settings = {frozenset(q.settings().items()) for q in queries}
+    if len(settings) > 1:
+        raise ValueError("queries run together must share their settings")
+    collectors = [q.collector() for q in queries]
+    failed = []
+    with session_confs(spark, queries[0].settings() if queries else {}):
+        runs = [
+            query.start(spark, collect, name=None if len(queries) == 1 else f"run_together_{i}",
+                        availableNow=True)
+            for i, (query, (_, collect)) in enumerate(zip(queries, collectors, strict=True))
+        ]  # fmt: skip
+        for query, run in zip(queries, runs, strict=True):
+            run.awaitTermination()
+            if run.exception() is not None:
+                where = query.location or query.root
+                failed.append(f"{query.kind}/{query.provider} failed at {where}: {run.exception()}")
+    wait_for_listeners(spark)
+    if failed:
+        raise RuntimeError("; ".join(failed))
+    return [emitted for emitted, _ in collectors]
 
 
 def wait_for_listeners(spark: SparkSession) -> None:

@@ -132,6 +132,18 @@ public final class RunRecords {
     return new ArrayList<>(stored(fs, root).values());
   }
 
+  /**
+   * The query id of the newest run recorded in the checkpoint at {@code root}, or null when no
+   * record holds one.
+   */
+  public static UUID lastQueryId(FileSystem fs, Path root) throws IOException {
+    return read(fs, root).stream()
+        .filter(run -> run.queryId() != null)
+        .max(java.util.Comparator.comparingLong(Run::startedMs))
+        .map(Run::queryId)
+        .orElse(null);
+  }
+
   /** Each record file with its run. */
   private static Map<Path, Run> stored(FileSystem fs, Path root) throws IOException {
     Map<Path, Run> runs = new LinkedHashMap<>();

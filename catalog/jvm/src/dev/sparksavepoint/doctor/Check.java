@@ -24,7 +24,9 @@ public enum Check {
   LOG_GAP(
       Severity.WARNING,
       "Restore the missing entries from a copy; until then the batches around the gap cannot be"
-          + " read as of them, rolled back to or compared."),
+          + " read as of them, rolled back to or compared. Where the query's restart reads the"
+          + " entry (the one before the last offsets), run spark-savepoint repair: it rolls the"
+          + " checkpoint back to before the gap."),
   COMMIT_WITHOUT_OFFSETS(
       Severity.ERROR,
       "Restore offsets/<batch> from a copy, or run spark-savepoint repair: it rolls the"

@@ -80,7 +80,8 @@ final class LeftoverChecks {
       String name = file.substring(file.lastIndexOf('/') + 1);
       if (name.startsWith(".")
           && name.endsWith(".tmp")
-          && !file.startsWith(StagingFolders.PREFIX)) {
+          && !file.startsWith(StagingFolders.PREFIX)
+          && !CheckpointTree.isBackup(file)) {
         found.accept(
             Finding.of(
                 Check.TEMPORARY_FILE,

@@ -31,15 +31,17 @@ final class LogChecks {
    * @param lastCommitted the last batch of the commit log (whose state the files hold), -1
    *     when none
    * @param lastPlanned the last batch of the offset log, -1 when none
-   * @param conf the settings its offsets entry (or the last before it) records; empty when
-   *     unreadable
+   * @param conf the settings its offsets entry (or the last readable one before it) records;
+   *     empty when none reads
    * @param uniqueIds its commit's state checkpoint ids (format v2), or null
+   * @param idsKnown false when its commit does not read: format 2 file names cannot be checked
    */
   record Facts(
       long lastCommitted,
       long lastPlanned,
       Map<String, String> conf,
-      Map<Long, String[][]> uniqueIds) {}
+      Map<Long, String[][]> uniqueIds,
+      boolean idsKnown) {}
 
   private final FileSystem fs;
   private final Path root;
@@ -80,12 +82,13 @@ final class LogChecks {
     tail(offsets, lastCommitted);
     Map<Long, JsonNode> offsetLines = read(CheckpointLog.OFFSETS, offsets, lastCommitted);
     Map<Long, JsonNode> commitLines = read(CheckpointLog.COMMITS, commits, lastCommitted);
-    Long confBatch = offsets.floor(lastCommitted);
+    Long confBatch = new TreeSet<>(offsetLines.keySet()).floor(lastCommitted);
     return new Facts(
         lastCommitted,
         offsets.isEmpty() ? -1 : offsets.last(),
         conf(confBatch == null ? null : offsetLines.get(confBatch)),
-        ids(commitLines.get(lastCommitted)));
+        ids(commitLines.get(lastCommitted)),
+        lastCommitted < 0 || commitLines.containsKey(lastCommitted));
   }
 
   private TreeSet<Long> entries(String log) {
@@ -128,28 +131,37 @@ final class LogChecks {
     }
   }
 
+  /**
+   * Entries missing between a log's first and last; an error where the query's restart reads it:
+   * Spark resumes from the last offsets entry and the one before it ("batch N doesn't exist").
+   */
   private void gaps(String log, TreeSet<Long> batches) {
     if (batches.isEmpty()) return;
+    boolean offsets = log.equals(CheckpointLog.OFFSETS);
     for (long b = batches.first(); b < batches.last(); b++) {
       if (!batches.contains(b)) {
-        found.accept(
+        String between = " is missing between " + log + "/" + batches.first() + " and " + log + "/";
+        Finding gap =
             Finding.of(
                 Check.LOG_GAP,
                 b,
                 null,
                 null,
                 log + "/" + b,
-                log
-                    + "/"
-                    + b
-                    + " is missing between "
-                    + log
-                    + "/"
-                    + batches.first()
-                    + " and "
-                    + log
-                    + "/"
-                    + batches.last()));
+                log + "/" + b + between + batches.last());
+        boolean readByRestart = offsets && b == batches.last() - 1;
+        found.accept(
+            readByRestart
+                ? new Finding(
+                    gap.check(),
+                    Check.Severity.ERROR,
+                    b,
+                    null,
+                    null,
+                    gap.file(),
+                    gap.message() + ": the query's restart reads it with the last one, and fails",
+                    gap.fix())
+                : gap);
       }
     }
   }

@@ -26,9 +26,10 @@ import org.apache.spark.sql.classic.SparkSession;
 /**
  * Applies a {@link RepairPlan} as one undoable change. First every file it will change is kept,
  * byte for byte with its Hadoop checksum file, in {@code _savepoint/repairs/<id>/files/}. Then
- * {@code plan.json} is written: the backup is whole. Then the steps run, and {@code applied}
- * marks the end. {@link #undo} writes the kept bytes back and removes the backup, which puts the
- * checkpoint back as it was (an interrupted repair too). Spark never reads {@code _savepoint/}.
+ * {@code plan.json} is written: the backup is whole (it also names the files the steps create).
+ * Then the steps run, and {@code applied} marks the end. {@link #undo} writes the kept bytes back,
+ * removes the created files and the backup, which puts the checkpoint back as it was (an
+ * interrupted repair too). Spark never reads {@code _savepoint/}.
  * Refused while the query may run, and while an earlier repair has not finished.
  */
 public final class Repair {
@@ -86,8 +87,9 @@ public final class Repair {
             .put("why", step.why());
       }
       record.putPOJO("kept", kept);
+      record.putPOJO("created", created(fs, root, plan.steps()));
       CheckpointFiles.writeNew(new Path(backup, PLAN), CheckpointFiles.prettyJson(record), conf);
-      for (RepairPlan.Step step : plan.steps()) run(fs, new Path(root, step.file()), step.action());
+      for (RepairPlan.Step step : plan.steps()) run(fs, new Path(root, step.file()), step);
       CheckpointFiles.writeNew(new Path(backup, APPLIED), new byte[0], conf);
       return FOLDER + "/" + id;
     } catch (IOException e) {
@@ -124,6 +126,9 @@ public final class Repair {
         raw.mkdirs(to.getParent());
         write(raw, to, CheckpointFiles.readAll(raw, from));
         restored++;
+      }
+      for (JsonNode file : record.path("created")) {
+        fs.delete(new Path(root, file.asText()), false); // with its checksum file
       }
       fs.delete(backup, true);
       if (!record.path("repairs_folder_existed").asBoolean(true)) {
@@ -162,8 +167,23 @@ public final class Repair {
     return kept;
   }
 
-  private static void run(FileSystem fs, Path file, String action) throws IOException {
-    if (action.equals(RepairPlan.REMOVE)) {
+  /** The files the steps write that do not exist yet: undo removes them. */
+  private static List<String> created(FileSystem fs, Path root, List<RepairPlan.Step> steps)
+      throws IOException {
+    List<String> created = new ArrayList<>();
+    for (RepairPlan.Step step : steps) {
+      if (step.action().equals(RepairPlan.WRITE) && !fs.exists(new Path(root, step.file()))) {
+        created.add(step.file());
+      }
+    }
+    return created;
+  }
+
+  private static void run(FileSystem fs, Path file, RepairPlan.Step step) throws IOException {
+    String action = step.action();
+    if (action.equals(RepairPlan.WRITE)) {
+      write(fs, file, step.content().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    } else if (action.equals(RepairPlan.REMOVE)) {
       fs.delete(file, false); // a checksum file system removes the checksum file with it
     } else if (action.equals(RepairPlan.REWRITE_CHECKSUM)) {
       byte[] bytes = CheckpointFiles.readAll(raw(fs), file);

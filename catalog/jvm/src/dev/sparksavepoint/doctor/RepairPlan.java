@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreProviders;
+import dev.sparksavepoint.commit.RunRecords;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -37,17 +38,23 @@ import org.apache.spark.sql.classic.SparkSession;
  * What it cannot fix (a missing metadata file, disagreeing settings, ...) it names, for hands.
  */
 public final class RepairPlan {
-  /** One file-level step: {@link #REMOVE} or {@link #REWRITE_CHECKSUM} a file, and why. */
-  public record Step(String action, String file, String why) {}
+  /**
+   * One file-level step: {@link #REMOVE} or {@link #REWRITE_CHECKSUM} a file, or {@link #WRITE}
+   * it with {@code content} (null for the others), and why.
+   */
+  public record Step(String action, String file, String why, String content) {
+    Step(String action, String file, String why) {
+      this(action, file, why, null);
+    }
+  }
 
   public static final String REMOVE = "remove";
   public static final String REWRITE_CHECKSUM = "rewrite checksum";
+  public static final String WRITE = "write";
 
   /** The classes of findings a repair does not address. */
   static final Set<Check> BY_HAND =
       Set.of(
-          Check.METADATA_MISSING,
-          Check.METADATA_UNREADABLE,
           Check.LOG_GAP,
           Check.SCHEMA_FILE_MISSING,
           Check.PARTITIONS_DISAGREE,
@@ -140,15 +147,44 @@ public final class RepairPlan {
       }
     }
     for (Finding f : exam.findings()) {
-      if (f.check() == Check.TEMPORARY_FILE) {
+      if (f.check() == Check.METADATA_MISSING || f.check() == Check.METADATA_UNREADABLE) {
+        steps.put(f.file(), metadataStep());
+      } else if (f.check() == Check.TEMPORARY_FILE) {
         add(REMOVE, f.file(), "a killed writer's temporary file");
       } else if (f.check() == Check.ORPHAN_CHECKSUM) {
         add(REMOVE, f.file(), "a checksum file whose file is gone");
       }
     }
     List<Finding> byHand =
-        exam.findings().stream().filter(f -> BY_HAND.contains(f.check())).toList();
+        exam.findings().stream()
+            .filter(f -> BY_HAND.contains(f.check()) && !rolledBack(f, kept))
+            .toList();
     return new Plan(location, last, kept, List.copyOf(steps.values()), byHand);
+  }
+
+  /**
+   * The metadata file written anew: with the query id its runs' records hold (the tool records
+   * every run it sees), else a new one, as Spark gives a checkpoint it starts.
+   */
+  private Step metadataStep() {
+    java.util.UUID id;
+    try {
+      id = RunRecords.lastQueryId(exam.fs(), exam.root());
+    } catch (IOException e) {
+      id = null;
+    }
+    String why =
+        id != null
+            ? "the query id its last run recorded (" + RunRecords.FOLDER + "/)"
+            : "a new query id: no run record holds the old one (the query's progress starts"
+                + " under the new id)";
+    java.util.UUID queryId = id != null ? id : java.util.UUID.randomUUID();
+    return new Step(WRITE, "metadata", why, "{\"id\":\"" + queryId + "\"}");
+  }
+
+  /** True for a gap in the logs after the kept batch: the rollback removes it. */
+  private static boolean rolledBack(Finding f, long kept) {
+    return f.check() == Check.LOG_GAP && f.batchId() != null && f.batchId() > kept;
   }
 
   /** State files of versions after the kept one, their metadata, and broken snapshots. */
@@ -203,9 +239,13 @@ public final class RepairPlan {
     return batch;
   }
 
-  /** True when batch {@code b}'s log entries read and every store's version b+1 builds. */
+  /**
+   * True when batch {@code b}'s log entries read, and the one before it is there (the restart
+   * reads both), and every store's version b+1 builds.
+   */
   private boolean loads(long b) {
     if (!exam.tree().has("offsets/" + b)
+        || (b > 0 && !exam.tree().has("offsets/" + (b - 1)))
         || unreadableLogs.contains("offsets/" + b)
         || unreadableLogs.contains("commits/" + b)) {
       return false;

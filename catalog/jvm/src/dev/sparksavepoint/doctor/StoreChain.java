@@ -95,6 +95,11 @@ final class StoreChain {
     return past;
   }
 
+  /** True when a file is named by a state checkpoint id (format 2: {@code 5_<id>.changelog}). */
+  boolean namedByIds() {
+    return files.values().stream().flatMap(TreeSet::stream).anyMatch(k -> k.indexOf('.') >= 0);
+  }
+
   /**
    * True when the files' names and the commit's state checkpoint ids ({@code id}, null for
    * checkpoint format 1) are of different checkpoint formats: format 2 names every file by
