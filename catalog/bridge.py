@@ -188,6 +188,21 @@ def upgrade_check(
         )
 
 
+def repair_with_query(
+    spark: SparkSession, checkpoint: str, query: Any, output_mode: str, dry_run: bool,
+    to_batch: int, force: bool,
+) -> str:  # fmt: skip
+    """Repair ``checkpoint`` with streaming DataFrame ``query`` writing the state schema files
+    it lost; the rows (action, file, why) as a JSON array."""
+    with savepoint_errors():
+        return str(
+            _entry(spark).repairWithQuery(
+                _jsession(spark), str(checkpoint), query._jdf, str(output_mode), bool(dry_run),
+                int(to_batch), bool(force),
+            )
+        )  # fmt: skip
+
+
 def query_facts(spark: SparkSession, checkpoint: str, query: Any, output_mode: str) -> str:
     """What streaming DataFrame ``query`` tells of ``checkpoint``, as JSON: ``valueNames``
     (operator id -> its aggregation value column names) and ``partitionedBy`` (operator id ->

@@ -15,13 +15,16 @@ True
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+from spark_savepoint.catalog import bridge
 from spark_savepoint.sql_ext import procedures
+from spark_savepoint.sql_ext.connect_client import local_only
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrame, SparkSession
 
 
 @dataclass(frozen=True)
@@ -57,10 +60,14 @@ def repair(
     dry_run: bool = False,
     to_batch: int | None = None,
     force: bool = False,
+    query: DataFrame | None = None,
+    output_mode: str = "append",
 ) -> RepairReport:
     """Repair the checkpoint at ``path`` (``dry_run``: only say how). ``to_batch``: roll back to
     that committed batch, not to the last one whose state loads. ``force``: also when its query
-    looks alive (you know it is stopped).
+    looks alive (you know it is stopped). ``query``: the streaming DataFrame of the query that
+    writes the checkpoint (with its ``output_mode``): state schema files the checkpoint lost are
+    written as its plan writes them (planned with the checkpoint's settings, no input read).
 
     >>> repair(spark, "/data/ckpt").summary  # doctest: +SKIP
     '/data/ckpt: roll back from batch 4 to batch 3, 9 file(s) removed, 0 checksum(s) ...'
@@ -69,17 +76,32 @@ def repair(
         SavepointError: ``QueryAlive``, ``RepairRefused`` (an earlier repair did not finish),
             ``NoSuchBatch``, ``CorruptFile`` (no committed batch's state loads).
     """
-    rows = procedures.call_rows(
-        spark, path, "repair", dry_run=dry_run, to_batch=-1 if to_batch is None else to_batch,
-        force=force,
-    )  # fmt: skip
-    steps = [RepairStep(r.action, r.file, r.why) for r in rows]
+    batch = -1 if to_batch is None else to_batch
+    if query is not None:
+        rows = _repair_with_query(spark, path, query, output_mode, dry_run, batch, force)
+    else:
+        rows = [
+            (r.action, r.file, r.why)
+            for r in procedures.call_rows(
+                spark, path, "repair", dry_run=dry_run, to_batch=batch, force=force
+            )
+        ]
+    steps = [RepairStep(*row) for row in rows]
     return RepairReport(
         steps=tuple(s for s in steps if s.action not in ("by hand", "summary")),
         by_hand=tuple(s for s in steps if s.action == "by hand"),
         summary=next(s.why for s in steps if s.action == "summary"),
         dry_run=dry_run,
     )
+
+
+@local_only("run `spark-savepoint repair PATH --query MODULE:FUNCTION`.")
+def _repair_with_query(
+    spark: SparkSession, path: str, query: DataFrame, output_mode: str, dry_run: bool,
+    to_batch: int, force: bool,
+) -> list[tuple[str, str | None, str]]:  # fmt: skip
+    text = bridge.repair_with_query(spark, path, query, output_mode, dry_run, to_batch, force)
+    return [tuple(row) for row in json.loads(text)]
 
 
 def undo_repair(spark: SparkSession, path: str, force: bool = False) -> str:

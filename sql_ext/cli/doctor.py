@@ -19,6 +19,7 @@ from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.sql_ext.cli.local import check_local, in_local_session, run_in_local_session
 from spark_savepoint.sql_ext.cli.options import command, key_values
 from spark_savepoint.sql_ext.cli.progress import job_progress
+from spark_savepoint.sql_ext.cli.queries import add_output_mode, load_query
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -63,7 +64,9 @@ from its sources), remove broken snapshots that the version builds without, dama
 the kept batch does not need, temporary files of killed writers and offsets planned past the one
 uncommitted batch, and rewrite stale checksum files of logs. Everything it changes is kept first
 in _savepoint/repairs/<id>/; --undo writes it back byte for byte. Then the doctor runs again.
-What it cannot fix (a missing metadata file, disagreeing settings) is listed "by hand".
+A lost metadata file is written with the query id the tool's run records hold (else a new
+one); lost state schema files, with --query, as the query's plan writes them. What it cannot
+fix (disagreeing settings, a missing partition) is listed "by hand".
 Exit code: the doctor's on the repaired checkpoint (0 healthy, 1 warnings, 2 errors)."""
 
 
@@ -96,6 +99,13 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     repair.add_argument(
         "--force", action="store_true", help="also when its query looks alive (it is stopped)"
     )
+    repair.add_argument(
+        "--query", metavar="MODULE:FUNCTION",
+        help="the query that writes the checkpoint (a function that builds its streaming"
+        " DataFrame from a SparkSession): state schema files the checkpoint lost are written"
+        " as its plan writes them",
+    )  # fmt: skip
+    add_output_mode(repair, "the --query query")
     repair.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     repair.set_defaults(run=_repair)
 
@@ -150,9 +160,13 @@ def _repair(args: argparse.Namespace) -> int:
     if args.undo:
         return in_local_session(args, lambda spark: undo_repair(spark, args.path, args.force))
 
+    build = load_query(args.query) if args.query else None
+
     def run(spark: SparkSession) -> int:
+        query = build(spark) if build else None
         with job_progress(spark, "repair"):
-            done = repair(spark, args.path, args.dry_run, args.to_batch, args.force)
+            done = repair(spark, args.path, args.dry_run, args.to_batch, args.force, query,
+                          args.output_mode)  # fmt: skip
         for step in done.steps + done.by_hand:
             print(f"{step.action:<17} {step.file or '-'}\n{'':17} {step.why}")
         print(done.summary)

@@ -20,6 +20,7 @@ layout. The restarts of one base run together (``run_together``): the cells cost
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -44,8 +45,10 @@ from tests.support.damage import (
 )
 from tests.support.streaming_queries import (
     CASES,
+    KINDS,
     SUPPORTED,
     StreamingQuery,
+    query_for,
     run_together,
 )
 
@@ -65,6 +68,8 @@ class Cell:
     expected: tuple[Found, ...]
     after: tuple[Found, ...] = ()
     """What the doctor finds after the repair: what it leaves for hands, or that is normal."""
+    with_query: bool = False
+    """Repaired with the query (``repair(..., query=...)``): it writes lost schema files."""
     relocated: bool = False
     """The copy made by ``relocate`` (its operator metadata names its own schema files), not
     by copying the folder (whose metadata still names the base's)."""
@@ -76,10 +81,10 @@ def _slug(name: str) -> str:
     return re.sub(r"\W+", "-", name).strip("-")
 
 
-KINDS = tuple(dict.fromkeys(kind for kind, _ in CASES))
+FIXTURE_KINDS = tuple(dict.fromkeys(kind for kind, _ in CASES))
 BASES = [
     (kind, layout)
-    for kind in KINDS
+    for kind in FIXTURE_KINDS
     for layout, (provider, _) in LAYOUTS.items()
     if provider in SUPPORTED[kind]
 ]
@@ -147,6 +152,13 @@ def state_cells(checkpoint: Path, kind: str, layout: str) -> list[Cell]:
         "SCHEMA_FILE_MISSING", "warning", schema, 0)  # fmt: skip
     cells.append(Cell("schema file missing", lambda c: lose(c / schema), (missing,), (missing,),
                       relocated=True))  # fmt: skip
+    cells.append(Cell("schema file missing, repaired with the query", lambda c: lose(c / schema),
+                      (missing,), with_query=True, relocated=True))  # fmt: skip
+    if layout != "rocksdb_zip":  # the version before the last: its change file builds the last
+        (before,) = change_files(one, LAST - 1)
+        older = _rel(before, checkpoint)
+        cells.append(Cell("an older change file missing", lambda c: lose(c / older),
+                          (("STATE_FILE_MISSING", "error", older, 1),)))  # fmt: skip
     if layout == "rocksdb_zip":
         sst = newest_sst(checkpoint)
         gone = ("SST_FILE_MISSING", "error", sst, int(sst.split("/")[2]))
@@ -257,7 +269,10 @@ def check_cells(spark, base: StreamingQuery, cells: list[Cell], root: Path) -> N
             if snapshot(copy) != damaged:
                 problems.append(f"{cell.name}: a refused repair changed files")
             continue
-        done = repair(spark, str(copy), force=True)
+        mend = functools.partial(repair, spark, str(copy), force=True, **(
+            {"query": query_for(base.kind)(spark, base.input_dir),
+             "output_mode": KINDS[base.kind].output_mode} if cell.with_query else {}))  # fmt: skip
+        done = mend()
         left = found(spark, copy)
         if left != sorted(cell.after):
             problems.append(f"{cell.name}: after repair ({done.summary}) found {left}")
@@ -267,7 +282,7 @@ def check_cells(spark, base: StreamingQuery, cells: list[Cell], root: Path) -> N
             if snapshot(copy) != damaged:
                 problems.append(f"{cell.name}: undo did not restore it byte for byte")
                 continue
-            repair(spark, str(copy), force=True)
+            mend()
         elif snapshot(copy) != damaged:
             problems.append(f"{cell.name}: a repair that did nothing changed files")
         if not any(f[1] == "error" for f in left):

@@ -125,3 +125,24 @@ def test_a_checkpoint_without_checksums_is_repaired_from_a_deep_finding(spark, t
     assert verify(spark, str(damaged), deep=True).findings == ()
     query.add_input(restart_rows("agg"))
     assert query.with_checkpoint(damaged).run(spark)
+
+
+@pytest.mark.slow
+def test_the_command_line_writes_a_lost_schema_file_from_the_query(spark, tmp_path, capsys):
+    """``repair --query path/to/module.py:function``: the lost schema file is written as the
+    query's plan writes it, byte for byte the file Spark wrote."""
+    query = three_batches(spark, "agg", "hdfs", tmp_path / "query")
+    schema = query.checkpoint / "state/0/0/_metadata/schema"
+    written_by_spark = schema.read_bytes()
+    lose(schema)
+    module = tmp_path / "orders_job.py"
+    module.write_text(
+        "from pathlib import Path\n\nfrom tests.support.streaming_queries import query_for\n\n\n"
+        f"def build(spark):\n    return query_for('agg')(spark, Path({str(query.input_dir)!r}))\n"
+    )
+    args = ["repair", str(query.checkpoint), "--query", f"{module}:build", "--output-mode",
+            "update", "--force"]  # fmt: skip
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "write             state/0/0/_metadata/schema" in out
+    assert schema.read_bytes() == written_by_spark

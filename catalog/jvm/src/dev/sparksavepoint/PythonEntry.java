@@ -1,10 +1,14 @@
 package dev.sparksavepoint;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.sparksavepoint.actions.UpgradeApply;
 import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.commit.QueryRuns;
 import dev.sparksavepoint.commit.ReadOnlyMode;
+import dev.sparksavepoint.doctor.Repair;
+import dev.sparksavepoint.doctor.RepairPlan;
 import dev.sparksavepoint.localfs.ForklessLocalFileSystem;
 import dev.sparksavepoint.localfs.ForklessLocalFs;
 import dev.sparksavepoint.procedures.DirectCalls;
@@ -139,6 +143,28 @@ public final class PythonEntry {
       List<String> maps,
       boolean allowDrop) {
     return UpgradeApply.run(spark, checkpoint, target, query, outputMode, maps, allowDrop);
+  }
+
+  /**
+   * Repairs {@code checkpoint} as {@code CALL repair(dryRun, toBatch, force)} does, where
+   * streaming Dataset {@code query} (output mode {@code outputMode}) also writes the state
+   * schema files it lost; the rows as a JSON array of [action, file, why].
+   */
+  public static String repairWithQuery(
+      SparkSession spark,
+      String checkpoint,
+      org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> query,
+      String outputMode,
+      boolean dryRun,
+      long toBatch,
+      boolean force) {
+    RepairPlan.Plan plan = RepairPlan.of(spark, checkpoint, toBatch, query, outputMode);
+    ArrayNode rows = new ObjectMapper().createArrayNode();
+    for (Object[] row : Repair.rows(spark, plan, dryRun, force)) {
+      ArrayNode values = rows.addArray();
+      for (Object value : row) values.add(value == null ? null : value.toString());
+    }
+    return rows.toString();
   }
 
   /**

@@ -35,13 +35,15 @@ final class LogChecks {
    *     empty when none reads
    * @param uniqueIds its commit's state checkpoint ids (format v2), or null
    * @param idsKnown false when its commit does not read: format 2 file names cannot be checked
+   * @param idsByBatch every readable commit's state checkpoint ids (format 2), by batch
    */
   record Facts(
       long lastCommitted,
       long lastPlanned,
       Map<String, String> conf,
       Map<Long, String[][]> uniqueIds,
-      boolean idsKnown) {}
+      boolean idsKnown,
+      Map<Long, Map<Long, String[][]>> idsByBatch) {}
 
   private final FileSystem fs;
   private final Path root;
@@ -88,7 +90,8 @@ final class LogChecks {
         offsets.isEmpty() ? -1 : offsets.last(),
         conf(confBatch == null ? null : offsetLines.get(confBatch)),
         ids(commitLines.get(lastCommitted)),
-        lastCommitted < 0 || commitLines.containsKey(lastCommitted));
+        lastCommitted < 0 || commitLines.containsKey(lastCommitted),
+        idsByBatch(commitLines));
   }
 
   private TreeSet<Long> entries(String log) {
@@ -281,6 +284,12 @@ final class LogChecks {
           .forEachRemaining(e -> conf.put(e.getKey(), e.getValue().asText()));
     }
     return conf;
+  }
+
+  private static Map<Long, Map<Long, String[][]>> idsByBatch(Map<Long, JsonNode> commits) {
+    Map<Long, Map<Long, String[][]>> ids = new HashMap<>();
+    commits.forEach((batch, line) -> ids.put(batch, ids(line)));
+    return ids;
   }
 
   private static Map<Long, String[][]> ids(JsonNode commit) {

@@ -98,6 +98,31 @@ public final class Repair {
   }
 
   /**
+   * Applies {@code plan} unless {@code dryRun}; its rows (action, file, why): one per step, one
+   * per finding left for hands ({@code by hand}), and a last {@code summary}.
+   */
+  public static List<Object[]> rows(
+      SparkSession spark, RepairPlan.Plan plan, boolean dryRun, boolean force) {
+    String backup = dryRun || plan.steps().isEmpty() ? null : apply(spark, plan, force);
+    List<Object[]> rows = new ArrayList<>();
+    for (RepairPlan.Step step : plan.steps()) {
+      rows.add(new Object[] {step.action(), step.file(), step.why()});
+    }
+    for (Finding f : plan.byHand()) {
+      rows.add(new Object[] {"by hand", f.file(), f.check() + ": " + f.message() + " " + f.fix()});
+    }
+    String summary =
+        plan.summary()
+            + (dryRun
+                ? " (dry run: nothing was changed)"
+                : backup == null
+                    ? ""
+                    : "; what it changed is kept in " + backup + " (undo: repair --undo)");
+    rows.add(new Object[] {"summary", null, summary});
+    return rows;
+  }
+
+  /**
    * Puts the checkpoint back as it was before its last repair (applied or interrupted) and
    * removes that repair's backup; returns one line.
    */
@@ -182,7 +207,7 @@ public final class Repair {
   private static void run(FileSystem fs, Path file, RepairPlan.Step step) throws IOException {
     String action = step.action();
     if (action.equals(RepairPlan.WRITE)) {
-      write(fs, file, step.content().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      write(fs, file, step.content());
     } else if (action.equals(RepairPlan.REMOVE)) {
       fs.delete(file, false); // a checksum file system removes the checksum file with it
     } else if (action.equals(RepairPlan.REWRITE_CHECKSUM)) {

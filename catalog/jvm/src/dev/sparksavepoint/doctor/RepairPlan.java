@@ -15,7 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.LongFunction;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -42,7 +45,7 @@ public final class RepairPlan {
    * One file-level step: {@link #REMOVE} or {@link #REWRITE_CHECKSUM} a file, or {@link #WRITE}
    * it with {@code content} (null for the others), and why.
    */
-  public record Step(String action, String file, String why, String content) {
+  public record Step(String action, String file, String why, byte[] content) {
     Step(String action, String file, String why) {
       this(action, file, why, null);
     }
@@ -95,6 +98,7 @@ public final class RepairPlan {
   private final Set<String> unusable = new HashSet<>();
   private final Set<String> unreadableLogs = new HashSet<>();
   private final Map<String, Step> steps = new LinkedHashMap<>();
+  private final Map<Long, Map<Long, String[][]>> idsByBatch = new HashMap<>();
 
   private RepairPlan(Doctor.Examination exam) {
     this.exam = exam;
@@ -116,8 +120,31 @@ public final class RepairPlan {
    *     is not committed; SAVEPOINT_CORRUPT_FILE when no committed batch's state loads
    */
   public static Plan of(SparkSession spark, String location, long toBatch) {
+    return of(spark, location, toBatch, null, null);
+  }
+
+  /**
+   * The plan, where streaming Dataset {@code query} (output mode {@code outputMode}; null: no
+   * query) also writes the state schema files the checkpoint lost, as its plan writes them
+   * ({@link SchemaRebuild}).
+   */
+  public static Plan of(
+      SparkSession spark, String location, long toBatch, Dataset<Row> query, String outputMode) {
     Doctor.Examination exam = Doctor.examine(spark, location);
-    return new RepairPlan(exam).plan(location, toBatch);
+    RepairPlan repair = new RepairPlan(exam);
+    if (query != null) {
+      List<String> lost =
+          exam.findings().stream()
+              .filter(f -> f.check() == Check.SCHEMA_FILE_MISSING)
+              .map(Finding::file)
+              .toList();
+      if (!lost.isEmpty()) {
+        for (Step step : SchemaRebuild.steps(spark, location, query, outputMode, lost)) {
+          repair.steps.put(step.file(), step);
+        }
+      }
+    }
+    return repair.plan(location, toBatch);
   }
 
   private Plan plan(String location, long toBatch) {
@@ -158,6 +185,7 @@ public final class RepairPlan {
     List<Finding> byHand =
         exam.findings().stream()
             .filter(f -> BY_HAND.contains(f.check()) && !rolledBack(f, kept))
+            .filter(f -> !steps.containsKey(f.file()))
             .toList();
     return new Plan(location, last, kept, List.copyOf(steps.values()), byHand);
   }
@@ -179,7 +207,8 @@ public final class RepairPlan {
             : "a new query id: no run record holds the old one (the query's progress starts"
                 + " under the new id)";
     java.util.UUID queryId = id != null ? id : java.util.UUID.randomUUID();
-    return new Step(WRITE, "metadata", why, "{\"id\":\"" + queryId + "\"}");
+    String json = "{\"id\":\"" + queryId + "\"}";
+    return new Step(WRITE, "metadata", why, json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
   }
 
   /** True for a gap in the logs after the kept batch: the rollback removes it. */
@@ -264,7 +293,12 @@ public final class RepairPlan {
         for (int s = 0; s < stores.size(); s++) {
           String folder = StoreFolders.folder(dir + "/" + p, stores.get(s));
           if (!exam.tree().isFolder(folder)
-              || !builds(folder, b + 1, StoreFolders.uniqueId(ids, op, p, s), rocksdb)) {
+              || !builds(
+                  folder,
+                  b + 1,
+                  StoreFolders.uniqueId(ids, op, p, s),
+                  earlier(op, p, s),
+                  rocksdb)) {
             return false;
           }
         }
@@ -274,12 +308,13 @@ public final class RepairPlan {
   }
 
   /** True when {@code version} of a store builds from usable files (zips whose SSTs are there). */
-  private boolean builds(String folder, long version, String id, boolean rocksdb) {
+  private boolean builds(
+      String folder, long version, String id, LongFunction<String> earlier, boolean rocksdb) {
     while (true) {
       StoreChain chain = StoreChain.of(exam.tree(), folder, f -> !unusable.contains(f));
       if (chain.disagreesWith(rocksdb)) return true; // the doctor names it; nothing to roll back
-      if (!chain.missing(version, id, rocksdb).isEmpty()) return false;
-      String zip = chain.baseZip(version, id);
+      if (!chain.missing(version, id, earlier, rocksdb).isEmpty()) return false;
+      String zip = chain.baseZip(version, id, earlier);
       if (zip == null) return true;
       List<Finding> problems = new ArrayList<>();
       ZipManifest.check(
@@ -306,7 +341,16 @@ public final class RepairPlan {
     return conf;
   }
 
+  /** Version -> the state checkpoint id its batch's commit records for a store (or null). */
+  private LongFunction<String> earlier(long op, int partition, int store) {
+    return v -> StoreFolders.uniqueId(ids(v - 1), op, partition, store);
+  }
+
   private Map<Long, String[][]> ids(long batch) {
+    return idsByBatch.computeIfAbsent(batch, this::readIds);
+  }
+
+  private Map<Long, String[][]> readIds(long batch) {
     JsonNode line = logLine("commits/" + batch);
     try {
       return line == null ? null : CheckpointLog.stateUniqueIds(line);

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
@@ -133,7 +134,11 @@ final class StateChecks {
           }
           continue;
         }
-        for (String missing : chain.missing(batch + 1, id, rocksdb)) {
+        final int partition = p;
+        final int store = index;
+        LongFunction<String> earlier =
+            v -> StoreFolders.uniqueId(facts.idsByBatch().get(v - 1), op, partition, store);
+        for (String missing : chain.missing(batch + 1, id, earlier, rocksdb)) {
           String file = storeFolder + "/" + missing;
           found.accept(
               Finding.of(
@@ -149,7 +154,7 @@ final class StateChecks {
                       + (batch + 1)
                       + ") is built from it"));
         }
-        String zip = chain.baseZip(batch + 1, id);
+        String zip = chain.baseZip(batch + 1, id, earlier);
         if (zip != null) ZipManifest.check(fs, root, tree, storeFolder, zip, batch, op, p, found);
         for (String past : chain.pastVersion(batch + 1)) {
           pastCommit(op, p, storeFolder + "/" + past, StoreChain.version(past));

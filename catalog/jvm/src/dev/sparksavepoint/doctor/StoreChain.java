@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.LongFunction;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -55,14 +56,15 @@ final class StoreChain {
   }
 
   /**
-   * The file names missing to build {@code version}: with {@code id} (format 2) the version's
-   * own file; else the deltas or changelogs after the newest snapshot at or below it.
+   * The file names missing to build {@code version}: with {@code id} (format 2) the files of its
+   * lineage, the version's own and, back to a zip, the changelogs of the versions before it,
+   * each named by the id its batch's commit records ({@code earlier}: version -> id, null where
+   * no commit tells); else the deltas or changelogs after the newest snapshot at or below it.
    */
-  List<String> missing(long version, String id, boolean rocksdb) {
+  List<String> missing(long version, String id, LongFunction<String> earlier, boolean rocksdb) {
     if (id != null) {
-      return has(version, id + ".zip") || has(version, id + ".changelog")
-          ? List.of()
-          : List.of(version + "_" + id + (anyKind("changelog") ? ".changelog" : ".zip"));
+      String gone = lineage(version, id, earlier, false);
+      return gone == null ? List.of() : List.of(gone);
     }
     String snapshot = rocksdb ? "zip" : "snapshot";
     String change = rocksdb ? "changelog" : "delta";
@@ -77,10 +79,25 @@ final class StoreChain {
   }
 
   /** The zip {@code version} loads from (format 1: the newest at or below it), or null. */
-  String baseZip(long version, String id) {
-    if (id != null) return has(version, id + ".zip") ? version + "_" + id + ".zip" : null;
+  String baseZip(long version, String id, LongFunction<String> earlier) {
+    if (id != null) return lineage(version, id, earlier, true);
     long base = base(version, "zip");
     return base > 0 ? base + ".zip" : null;
+  }
+
+  /**
+   * Walks a format 2 lineage down from {@code version} (id {@code id}): the zip it starts from
+   * ({@code zip}) or the first file missing on the way; null for none (the way ends at version
+   * 0, or where no commit tells the id).
+   */
+  private String lineage(long version, String id, LongFunction<String> earlier, boolean zip) {
+    String changelog = anyKind("changelog") ? ".changelog" : ".zip";
+    for (long v = version; v > 0 && id != null; v--) {
+      if (has(v, id + ".zip")) return zip ? v + "_" + id + ".zip" : null;
+      if (!has(v, id + ".changelog")) return zip ? null : v + "_" + id + changelog;
+      id = v > 1 ? earlier.apply(v - 1) : null;
+    }
+    return null;
   }
 
   /** The files of versions after {@code version}. */

@@ -4,6 +4,9 @@
  * ({@link dev.sparksavepoint.doctor.Check}), a severity, the batch, operator, partition and file
  * concerned, and the fix. It reads the logs and listings, every file that has a checksum once
  * (a Spark job), and the metadata of the RocksDB zips the next batch loads; it changes no file.
- * Depends on {@code checkpoint}, {@code commit} and {@code errors}.
+ * {@link dev.sparksavepoint.doctor.Repair} applies a {@link
+ * dev.sparksavepoint.doctor.RepairPlan} as one undoable change; lost schema files are written
+ * as a query's plan writes them ({@code upgrade.PlannedQuery}). Depends on {@code checkpoint},
+ * {@code commit}, {@code upgrade} and {@code errors}.
  */
 package dev.sparksavepoint.doctor;

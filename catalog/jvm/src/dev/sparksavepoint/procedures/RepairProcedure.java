@@ -1,9 +1,7 @@
 package dev.sparksavepoint.procedures;
 
-import dev.sparksavepoint.doctor.Finding;
 import dev.sparksavepoint.doctor.Repair;
 import dev.sparksavepoint.doctor.RepairPlan;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -31,25 +29,7 @@ final class RepairProcedure extends ActionProcedure {
 
   @Override
   List<Object[]> run(SparkSession spark, InternalRow args) {
-    boolean dryRun = args.getBoolean(0);
     RepairPlan.Plan plan = RepairPlan.of(spark, checkpoint(), args.getLong(1));
-    String backup =
-        dryRun || plan.steps().isEmpty() ? null : Repair.apply(spark, plan, args.getBoolean(2));
-    List<Object[]> rows = new ArrayList<>();
-    for (RepairPlan.Step step : plan.steps()) {
-      rows.add(new Object[] {step.action(), step.file(), step.why()});
-    }
-    for (Finding f : plan.byHand()) {
-      rows.add(new Object[] {"by hand", f.file(), f.check() + ": " + f.message() + " " + f.fix()});
-    }
-    String summary =
-        plan.summary()
-            + (dryRun
-                ? " (dry run: nothing was changed)"
-                : backup == null
-                    ? ""
-                    : "; what it changed is kept in " + backup + " (undo: repair --undo)");
-    rows.add(new Object[] {"summary", null, summary});
-    return rows;
+    return Repair.rows(spark, plan, args.getBoolean(0), args.getBoolean(2));
   }
 }
