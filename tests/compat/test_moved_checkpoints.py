@@ -40,8 +40,8 @@ def _spark_reads(spark, checkpoint: Path, root: Path, options: dict) -> list:
 
 
 @pytest.mark.parametrize(
-    "golden", [pytest.param(g, id=g.id, marks=() if g.version == "4.3.0" else pytest.mark.slow)
-               for g in TWS],
+    "golden", [pytest.param(g, id=g.id, marks=() if g.id == "4.3.0-tws-rocksdb_v2"
+                            else pytest.mark.slow) for g in TWS],
 )  # fmt: skip
 def test_a_moved_copy_reads_as_spark_reads_it_where_it_was_written(
     spark, golden: Golden, tmp_path: Path
