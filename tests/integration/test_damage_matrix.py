@@ -154,15 +154,28 @@ def state_cells(checkpoint: Path, kind: str, layout: str) -> list[Cell]:
                       relocated=True))  # fmt: skip
     cells.append(Cell("schema file missing, repaired with the query", lambda c: lose(c / schema),
                       (missing,), with_query=True, relocated=True))  # fmt: skip
-    if layout != "rocksdb_zip":  # the version before the last: its change file builds the last
+    if "_stateSchema" in schema:  # transformWithState: its restart needs operator metadata v2
+        gone = ("OPERATOR_METADATA_MISSING", "error", "state/0/_metadata/v2", None)
+        cells.append(
+            Cell(
+                "operator metadata missing",
+                lambda c: shutil.rmtree(c / "state/0/_metadata/v2"),
+                (gone,),
+                (gone,),
+            )
+        )
+        cells.append(Cell("operator metadata missing, repaired with the query",
+                          lambda c: shutil.rmtree(c / "state/0/_metadata/v2"), (gone,),
+                          with_query=True))  # fmt: skip
+    if layout == "rocksdb_zip":  # each version a whole snapshot: its SST files instead
+        sst = newest_sst(checkpoint)
+        gone = ("SST_FILE_MISSING", "error", sst, int(sst.split("/")[2]))
+        cells.append(Cell("SST file missing", lambda c: lose(c / sst), (gone,)))
+    else:  # the last version builds on the one before (format 2: down its lineage)
         (before,) = change_files(one, LAST - 1)
         older = _rel(before, checkpoint)
         cells.append(Cell("an older change file missing", lambda c: lose(c / older),
                           (("STATE_FILE_MISSING", "error", older, 1),)))  # fmt: skip
-    if layout == "rocksdb_zip":
-        sst = newest_sst(checkpoint)
-        gone = ("SST_FILE_MISSING", "error", sst, int(sst.split("/")[2]))
-        cells.append(Cell("SST file missing", lambda c: lose(c / sst), (gone,)))
     return cells
 
 

@@ -22,7 +22,14 @@ from typing import Any
 
 from pyspark.sql import SparkSession
 
-from spark_savepoint import attach, list_savepoints, restore_savepoint, take_savepoint, verify
+from spark_savepoint import (
+    attach,
+    list_savepoints,
+    relocate,
+    restore_savepoint,
+    take_savepoint,
+    verify,
+)
 from spark_savepoint.sql_ext.inspection import inspect_checkpoint
 from tests.support import remote_fs
 from tests.support.streaming_queries import StreamingQuery
@@ -68,6 +75,11 @@ def inspect(spark: SparkSession, checkpoint: str) -> dict[str, Any]:
 def verified(spark: SparkSession, checkpoint: str) -> list[list[Any]]:
     """The doctor's findings of ``checkpoint``: ``[class, severity, file]`` each."""
     return [[f.check, f.severity, f.file] for f in verify(spark, checkpoint).findings]
+
+
+def relocated(spark: SparkSession, source: str, target: str, move: bool = False) -> str:
+    """``spark-savepoint relocate``'s one line of moving (or copying) ``source`` to ``target``."""
+    return relocate(spark, source, target, move=move)
 
 
 def run(spark: SparkSession, kind: str, provider: str, root: str, location: str) -> list[dict]:
@@ -125,6 +137,7 @@ STEPS: dict[str, Callable[..., Any]] = {
     "run": run,
     "inspect": inspect,
     "verify": verified,
+    "relocate": relocated,
     "race": race,
     "upload": remote_fs.upload,
     "files": remote_fs.files,

@@ -11,6 +11,8 @@ Spark driver of its own, ``tests.support.store_driver``). The same steps run on 
   edited state;
 - a fixture checkpoint copied there with Hadoop's FileSystem API (HDFS-backed state on HDFS,
   RocksDB on S3) is raced for by two writers: exactly one commits each batch;
+- a checkpoint relocated from the local disk to S3 and back (``relocate --move``): the doctor
+  finds each place healthy, and the query restarted at each place goes on from its state;
 - the fail-if-exists create that claims ``offsets/<b>`` refuses a second claim, and of six
   writers racing for it exactly one wins: on HDFS through the NameNode's rename, on S3 through
   the conditional create (``If-None-Match``) the tool uses where the store offers it.
@@ -233,3 +235,28 @@ def test_the_claim_uses_the_stores_own_conditional_create(store: Store, conditio
     target exists."""
     step, base = store
     assert step("conditional_create", uri=f"{base}/offsets/0") is conditional
+
+
+@pytest.mark.parametrize("store", ["s3"], indirect=True)  # HDFS: tests/system/test_relocate.py
+def test_relocate_there_and_back(store: Store, tmp_path: Path) -> None:
+    step, base = store
+    local, back = tmp_path / "query" / "checkpoint", tmp_path / "back"
+    query = fresh_query(tmp_path / "query", str(local))
+    for rows in KINDS["agg"].initial:
+        query.add_input(rows)
+    run(step, query)
+
+    remote = f"{base}/moved"
+    said = step("relocate", source=str(local), target=remote, move=True)
+    assert said.endswith("the doctor finds no error there."), said
+    assert not local.exists() and step("verify", checkpoint=remote) == []
+    query.location = remote
+    query.add_input(restart_rows("agg"))
+    assert run(step, query) == [["alice", 4, 25], ["dave", 1, 8]]  # on from alice 2, 17
+
+    step("relocate", source=remote, target=str(back), move=True)
+    assert step("files", uri=base) == [] and step("verify", checkpoint=str(back)) == []
+    query.location = str(back)
+    query.add_input([{"event_id": 9, "user": "dave", "item": "fig", "amount": 2,
+                      "ts": "2024-01-01 10:09:00"}])  # fmt: skip
+    assert run(step, query) == [["dave", 2, 10]]

@@ -62,6 +62,11 @@ public enum Check {
       Severity.ERROR,
       "Restore the state schema file from a copy; a file of partition 0 (not named by operator"
           + " metadata) the query's restart also writes anew."),
+  OPERATOR_METADATA_MISSING(
+      Severity.ERROR,
+      "Run spark-savepoint repair --query MODULE:FUNCTION: it writes the operator metadata as the"
+          + " query's plan writes it, naming the checkpoint's own schema files; or restore"
+          + " _metadata/v2/ from a copy."),
   ORPHAN_CHECKSUM(
       Severity.ERROR,
       "Run spark-savepoint repair (it removes the checksum file): Spark writes a file by renaming a"

@@ -153,7 +153,7 @@ public final class Repair {
         restored++;
       }
       for (JsonNode file : record.path("created")) {
-        fs.delete(new Path(root, file.asText()), false); // with its checksum file
+        fs.delete(new Path(root, file.asText()), true); // with its checksum file
       }
       fs.delete(backup, true);
       if (!record.path("repairs_folder_existed").asBoolean(true)) {
@@ -192,14 +192,21 @@ public final class Repair {
     return kept;
   }
 
-  /** The files the steps write that do not exist yet: undo removes them. */
+  /**
+   * What the steps create: each written file that does not exist yet, or the outermost folder
+   * of it that does not (relative paths); undo removes them.
+   */
   private static List<String> created(FileSystem fs, Path root, List<RepairPlan.Step> steps)
       throws IOException {
     List<String> created = new ArrayList<>();
     for (RepairPlan.Step step : steps) {
-      if (step.action().equals(RepairPlan.WRITE) && !fs.exists(new Path(root, step.file()))) {
-        created.add(step.file());
+      String file = step.file();
+      if (!step.action().equals(RepairPlan.WRITE) || fs.exists(new Path(root, file))) continue;
+      while (file.contains("/")
+          && !fs.exists(new Path(root, file.substring(0, file.lastIndexOf('/'))))) {
+        file = file.substring(0, file.lastIndexOf('/'));
       }
+      if (!created.contains(file)) created.add(file);
     }
     return created;
   }

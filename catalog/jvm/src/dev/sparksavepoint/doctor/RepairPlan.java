@@ -59,6 +59,7 @@ public final class RepairPlan {
   static final Set<Check> BY_HAND =
       Set.of(
           Check.LOG_GAP,
+          Check.OPERATOR_METADATA_MISSING,
           Check.SCHEMA_FILE_MISSING,
           Check.PARTITIONS_DISAGREE,
           Check.EXTRA_PARTITION,
@@ -125,26 +126,27 @@ public final class RepairPlan {
 
   /**
    * The plan, where streaming Dataset {@code query} (output mode {@code outputMode}; null: no
-   * query) also writes the state schema files the checkpoint lost, as its plan writes them
-   * ({@link SchemaRebuild}).
+   * query) also writes the state schema files and operator metadata the checkpoint lost, as its
+   * plan writes them ({@link SchemaRebuild}).
    */
   public static Plan of(
       SparkSession spark, String location, long toBatch, Dataset<Row> query, String outputMode) {
-    Doctor.Examination exam = Doctor.examine(spark, location);
-    RepairPlan repair = new RepairPlan(exam);
-    if (query != null) {
-      List<String> lost =
-          exam.findings().stream()
-              .filter(f -> f.check() == Check.SCHEMA_FILE_MISSING)
-              .map(Finding::file)
-              .toList();
-      if (!lost.isEmpty()) {
-        for (Step step : SchemaRebuild.steps(spark, location, query, outputMode, lost)) {
-          repair.steps.put(step.file(), step);
-        }
-      }
-    }
-    return repair.plan(location, toBatch);
+    Plan plan = new RepairPlan(Doctor.examine(spark, location)).plan(location, toBatch);
+    List<String> lost =
+        plan.byHand().stream()
+            .filter(f -> SchemaRebuild.REBUILT.contains(f.check()))
+            .map(Finding::file)
+            .toList();
+    if (query == null || lost.isEmpty()) return plan;
+    List<Step> rebuilt =
+        SchemaRebuild.steps(spark, location, query, outputMode, lost, plan.keptBatch());
+    List<Step> steps = new ArrayList<>(plan.steps());
+    steps.addAll(rebuilt);
+    List<Finding> byHand =
+        plan.byHand().stream()
+            .filter(f -> rebuilt.stream().noneMatch(s -> SchemaRebuild.writes(s, f.file())))
+            .toList();
+    return new Plan(location, plan.lastCommitted(), plan.keptBatch(), steps, byHand);
   }
 
   private Plan plan(String location, long toBatch) {
@@ -185,7 +187,6 @@ public final class RepairPlan {
     List<Finding> byHand =
         exam.findings().stream()
             .filter(f -> BY_HAND.contains(f.check()) && !rolledBack(f, kept))
-            .filter(f -> !steps.containsKey(f.file()))
             .toList();
     return new Plan(location, last, kept, List.copyOf(steps.values()), byHand);
   }

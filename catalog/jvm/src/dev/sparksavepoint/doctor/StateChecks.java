@@ -172,7 +172,11 @@ final class StateChecks {
               dir + "/" + p + "/ is past the operator's " + partitions + " partitions"));
     }
     schemaFiles(op, dir, metadata);
-    schemaFilesV1(op, dir, metadata, stores);
+    if (tree.isFolder(dir + "/_stateSchema")) {
+      metadataV2(op, dir);
+    } else {
+      schemaFilesV1(op, dir, metadata, stores);
+    }
   }
 
   /**
@@ -231,6 +235,34 @@ final class StateChecks {
       if (name.matches("\\d+")) folders = Math.max(folders, Integer.parseInt(name) + 1);
     }
     return folders;
+  }
+
+  /**
+   * An operator whose schema files metadata v2 names (transformWithState) needs an entry of
+   * {@code _metadata/v2/} at or before the next batch: Spark's restart fails without one
+   * ({@code STDS_FAILED_TO_READ_OPERATOR_METADATA}).
+   */
+  private void metadataV2(long op, String dir) {
+    long next = facts.lastCommitted() + 1;
+    for (String name : tree.children(dir + "/_metadata/v2")) {
+      if (name.matches("\\d+") && Long.parseLong(name) <= next) return;
+    }
+    found.accept(
+        Finding.of(
+            Check.OPERATOR_METADATA_MISSING,
+            facts.lastCommitted(),
+            op,
+            null,
+            dir + "/_metadata/v2",
+            "operator "
+                + op
+                + " keeps state schema files that its metadata names ("
+                + dir
+                + "/_stateSchema/), but "
+                + dir
+                + "/_metadata/v2/ has no entry at or before batch "
+                + next
+                + ": the query's restart fails"));
   }
 
   /** The store info of the operator's metadata as of the last commit (v2, else v1), or null. */
