@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext import procedures
 
 if TYPE_CHECKING:
@@ -64,6 +65,11 @@ def take_savepoint(
     edit the savepoint; by default it is immutable. Only committed files are read: the query may
     keep running. Raises ``SavepointError`` (``TargetNotEmpty``, ``NoSuchBatch``, ...).
     """
+    if batch is not None and int(batch) < 0:
+        raise BadArguments(
+            f"Cannot take a savepoint of '{checkpoint}' at batch {batch}: a batch id is 0 or more;"
+            " leave it out for the last committed batch."
+        )
     row = procedures.call(
         spark, checkpoint, "take_savepoint", target=str(target),
         batch_id=-1 if batch is None else int(batch), uids=",".join(_items(uids)),
@@ -91,6 +97,11 @@ def restore_savepoint(
     savepoint's checksums are verified first. Raises ``SavepointError``
     (``RestoreUnsupported``, ``ChecksumMismatch``, ``BadArguments``, ...).
     """
+    if partitions is not None and int(partitions) < 1:
+        raise BadArguments(
+            f"Cannot restore '{savepoint}' onto {partitions} partitions: give 1 or more, or leave"
+            " it out to keep the savepoint's count."
+        )
     row = procedures.call(
         spark, savepoint, "restore_savepoint", target=str(target),
         partitions=int(partitions or 0), provider=provider or "", uids=",".join(_items(uids)),

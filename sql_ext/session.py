@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from spark_savepoint.catalog import bridge
+from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.catalog.jar import jar_path
 from spark_savepoint.sql_ext import connect_client, procedures
 
@@ -19,8 +21,28 @@ QUERY_LISTENERS = (bridge.QUERY_LISTENER_CLASS, bridge.VALUE_NAMES_LISTENER_CLAS
 log = logging.getLogger(__name__)
 
 
+_CATALOG_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_catalog_name(catalog: str) -> str:
+    """``catalog`` when it can name a catalog: one SQL identifier (``orders_ckpt``), as
+    ``<catalog>.<uid>.<state>`` takes it without quotes.
+
+    Raises:
+        BadArguments: ``'a.b'``, ``''``, ``'1x'``, ``'orders-ckpt'``, ...
+    """
+    if not isinstance(catalog, str) or not _CATALOG_NAME.fullmatch(catalog):
+        raise BadArguments(
+            f"{catalog!r} cannot name a catalog: a catalog name is one identifier of ASCII"
+            " letters, digits and _ that does not start with a digit (e.g. savepoint,"
+            " orders_ckpt)."
+        )
+    return catalog
+
+
 def catalog_conf(path: str, catalog: str = DEFAULT_CATALOG) -> dict[str, str]:
     """The two settings that attach one checkpoint as a catalog."""
+    check_catalog_name(catalog)
     return {
         f"spark.sql.catalog.{catalog}": bridge.CATALOG_CLASS,
         f"spark.sql.catalog.{catalog}.path": str(path),
@@ -164,6 +186,7 @@ def attach(
     >>> attach(spark, "/data/ckpt", sink="/data/out")  # doctest: +SKIP
     >>> spark.table("savepoint.sources.offsets").show()  # doctest: +SKIP
     """
+    check_catalog_name(catalog)
     if connect_client.is_remote(spark):
         return connect_client.attach(spark, path, catalog, like, writable, sink, query, output_mode)
     _load_jar(spark)

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli.local import check_local, run_in_local_session
 from spark_savepoint.sql_ext.cli.options import command
 from spark_savepoint.sql_ext.cli.progress import job_progress
@@ -60,6 +61,11 @@ def _inspect(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.inspection import inspect_checkpoint
 
     check_local([args.path])
+    if args.html and not Path(args.html).resolve().parent.is_dir():
+        raise BadArguments(
+            f"--html {args.html}: its folder {Path(args.html).resolve().parent} does not exist;"
+            " create it first, or write the report elsewhere."
+        )
 
     def run(spark: SparkSession) -> Inspection:
         with job_progress(spark, "inspect"):

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlparse
 
-from spark_savepoint.catalog.errors import NoSuchCheckpoint, NotACheckpoint
+from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
 from spark_savepoint.sql_ext.cli.queries import QueryBuilder, query_names_conf
 from spark_savepoint.sql_ext.quiet import scratch, spark_settings
-from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, is_local
+from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, check_catalog_name, is_local
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -34,6 +34,12 @@ def parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
         if not sep or "/" in name or ":" in name:
             plain += 1
             name, path = (catalog if plain == 1 else f"{catalog}{plain}"), item
+        check_catalog_name(name)
+        if name in catalogs:
+            raise BadArguments(
+                f"Catalog {name!r} is given twice ({catalogs[name]} and {path}): give each"
+                " checkpoint its own name (NAME=PATH)."
+            )
         catalogs[name] = path
     return catalogs
 

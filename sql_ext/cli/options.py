@@ -11,6 +11,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any
 
+from spark_savepoint.catalog.errors import BadArguments
+
 
 def common() -> argparse.ArgumentParser:
     """A parent parser with the options of every command and sub-command: ``--verbose``."""
@@ -37,3 +39,14 @@ def key_values(items: Sequence[str], option: str) -> dict[str, str]:
     if bad:
         raise SystemExit(f"spark-savepoint: {option} takes KEY=VALUE, got {bad[0]!r}")
     return pairs
+
+
+def check_port(port: int) -> int:
+    """``port`` when a server can listen on it (1 to 65535).
+
+    Raises:
+        BadArguments: ``--port 99999``, ``--port 0``.
+    """
+    if not 1 <= port <= 65535:
+        raise BadArguments(f"--port {port} is no TCP port: give one from 1 to 65535.")
+    return port

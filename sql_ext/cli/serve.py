@@ -13,7 +13,7 @@ from pathlib import Path
 
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli.local import check_local, parse_catalogs, query_names
-from spark_savepoint.sql_ext.cli.options import command, key_values
+from spark_savepoint.sql_ext.cli.options import check_port, command, key_values
 from spark_savepoint.sql_ext.cli.queries import add_query_options, load_queries
 from spark_savepoint.sql_ext.servers.credentials import check_bind, read_secret
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG
@@ -84,6 +84,7 @@ def _thriftserver(args: argparse.Namespace) -> int:
     credential = args.password_file is not None or asks_credential(hiveconf)
     check_bind(args.bind, credential=credential, insecure=args.insecure,
                server="The Thrift server", how=THRIFT_CREDENTIAL)  # fmt: skip
+    check_port(args.port)
     check_local(args.paths, args.catalog)
     catalogs = parse_catalogs(args.paths, args.catalog)
     conf = key_values(args.conf, "--conf")
@@ -131,6 +132,7 @@ def _add_connect(subparsers: argparse._SubParsersAction) -> None:
 def _connect(args: argparse.Namespace) -> int:
     from spark_savepoint.sql_ext.servers.connect import serve
 
+    check_port(args.port)
     check_local(args.paths, args.catalog)
     catalogs = parse_catalogs(args.paths, args.catalog)
     conf = key_values(args.conf, "--conf")

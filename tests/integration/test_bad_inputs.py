@@ -24,7 +24,13 @@ from pathlib import Path
 import pytest
 from pyspark.errors import PySparkException
 
-from spark_savepoint import attach, create_savepoint, session
+from spark_savepoint import (
+    attach,
+    create_savepoint,
+    restore_savepoint,
+    session,
+    take_savepoint,
+)
 from spark_savepoint.catalog.bridge import CATALOG_CLASS, savepoint_error
 from spark_savepoint.sql_ext.cli import main
 
@@ -318,6 +324,36 @@ CASES = [
          "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
     Case("cli_thriftserver_port_in_use", A, "cli: thriftserver {ckpt} --port {busy_port}",
          "SAVEPOINT_PORT_IN_USE", r"Port \d+ on 127\.0\.0\.1 is already in use.*--port"),
+    Case("cli_thriftserver_port_out_of_range", A, "cli: thriftserver {ckpt} --port 99999",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--port 99999 is no TCP port: give one from 1 to 65535"),
+    Case("cli_connect_port_zero", A, "cli: connect {ckpt} --port 0",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--port 0 is no TCP port"),
+    Case("attach_dotted_catalog_name", A, "py: attach(spark, '{ckpt}', 'a.b')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'a\.b' cannot name a catalog: .*ASCII letters"),
+    Case("attach_empty_catalog_name", A, "py: attach(spark, '{ckpt}', '')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'' cannot name a catalog"),
+    Case("session_catalog_name_with_dash", A, "py: session('{ckpt}', 'orders-ckpt')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'orders-ckpt' cannot name a catalog"),
+    Case("cli_sql_catalog_given_twice", A, "cli: sql a={ckpt} a={tmp} -e 'SELECT 1'",
+         "SAVEPOINT_BAD_ARGUMENTS", r"Catalog 'a' is given twice \({ckpt} and {tmp}\)"),
+    Case("cli_sql_empty_catalog_name", A, "cli: sql ={ckpt} -e 'SELECT 1'",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'' cannot name a catalog"),
+    Case("take_negative_batch", A, "py: take_savepoint(spark, '{ckpt}', '{tmp}/sp', batch=-1)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'{ckpt}' at batch -1: a batch id is 0 or more"),
+    Case("cli_take_negative_batch", A, "cli: savepoint take {ckpt} {tmp}/sp --batch -1",
+         "SAVEPOINT_BAD_ARGUMENTS", r"at batch -1: a batch id is 0 or more"),
+    Case("restore_zero_partitions", A,
+         "py: restore_savepoint(spark, '{ckpt}', '{tmp}/restored', partitions=0)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'{ckpt}' onto 0 partitions: give 1 or more"),
+    Case("cli_restore_uid_reserved_name", A,
+         "cli: savepoint restore {ckpt} {tmp}/r --uid 0=sources", "SAVEPOINT_BAD_ARGUMENTS",
+         r"--uid 0=sources: 'sources' cannot be .* name the catalog uses itself .*choose another"),
+    Case("cli_restore_uid_not_ascii", A,
+         "cli: savepoint restore {ckpt} {tmp}/r --uid 0=bestellungen_ü",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'ü' is not ASCII"),
+    Case("cli_inspect_html_into_missing_folder", A,
+         "cli: inspect {ckpt} --html {tmp}/nowhere/report.html",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--html .*its folder {tmp}/nowhere does not exist"),
 ]
 # fmt: on
 
@@ -391,6 +427,8 @@ def _refusal(spark, action: str, capsys):
                     "attach": attach,
                     "session": session,  # noqa: S307
                     "create_savepoint": create_savepoint,
+                    "take_savepoint": take_savepoint,
+                    "restore_savepoint": restore_savepoint,
                 },
             )
         else:

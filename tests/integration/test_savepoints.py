@@ -195,7 +195,7 @@ def test_refusals_write_nothing(spark, agg, tmp_path: Path) -> None:
     for uids, message in [
         (["nope=x"], "No operator 'nope'; the operators are agg_0"),
         (["agg_0"], "takes OPERATOR=NEW_ID or OPERATOR=NAME"),
-        (["agg_0=9lives"], "neither an operator id"),
+        (["agg_0=9lives"], "cannot be the operator.s new id or name: a name is an ASCII letter"),
     ]:
         with pytest.raises(BadArguments, match=message), savepoint_errors():
             restore_savepoint(spark, str(agg.checkpoint), str(tmp_path / "r"), uids=uids)

@@ -104,8 +104,8 @@ public record CopyChanges(int partitions, String provider, List<String> uids, Li
                 + item
                 + ": '"
                 + to
-                + "' is neither an"
-                + " operator id (1, agg_1) nor a name (a letter, then letters, digits or _)");
+                + "' cannot be the operator's new id or name: "
+                + OperatorUids.whyNotUserUid(to));
       }
     }
     return new Resolved(ids, checked(path, ids, names));

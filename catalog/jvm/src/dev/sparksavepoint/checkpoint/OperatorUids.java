@@ -39,6 +39,32 @@ public final class OperatorUids {
         && !RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT));
   }
 
+  /**
+   * Why {@code name} cannot be a user uid, as the end of a sentence ("... is no operator id nor
+   * a name: <why>"), for one that is not one.
+   */
+  public static String whyNotUserUid(String name) {
+    if (RESERVED.contains(name.toLowerCase(java.util.Locale.ROOT))) {
+      return "'"
+          + name
+          + "' is a name the catalog uses itself ("
+          + String.join(", ", new java.util.TreeSet<>(RESERVED))
+          + "); choose another";
+    }
+    String other =
+        name.codePoints()
+            .filter(c -> c > 127)
+            .limit(1)
+            .mapToObj(Character::toString)
+            .findFirst()
+            .orElse(null);
+    if (other != null) {
+      return "a name is ASCII letters, digits and _ ('" + other + "' is not ASCII)";
+    }
+    return "a name is an ASCII letter, then letters, digits or _; an operator id is a number or"
+        + " a generated uid (1, agg_1)";
+  }
+
   /** True for a name shaped like a generated uid ({@code agg_3}) or a plain operator id. */
   public static boolean isGenerated(String name) {
     return GENERATED.matcher(name).matches();
