@@ -22,9 +22,23 @@ final class CheckpointTree {
   static final long FOLDER = -1;
 
   private final NavigableMap<String, Long> entries;
+  private final java.util.Map<String, byte[]> zipMetadata = new java.util.HashMap<>();
 
   private CheckpointTree(NavigableMap<String, Long> entries) {
     this.entries = entries;
+  }
+
+  /**
+   * Keeps the {@code metadata} entry of RocksDB snapshot {@code zip}, read along with its
+   * checksums: the zip's SST list is then checked without reading the file again.
+   */
+  void rememberZipMetadata(String zip, byte[] metadata) {
+    zipMetadata.put(zip, metadata);
+  }
+
+  /** The {@code metadata} entry of {@code zip} read along the way, or null. */
+  byte[] zipMetadata(String zip) {
+    return zipMetadata.get(zip);
   }
 
   /** The files and folders under {@code root}, sidecars included. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.FileJob;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Serializable;
@@ -22,7 +24,8 @@ import org.apache.spark.sql.classic.SparkSession;
  * local file system, verified by reading the file through {@code ChecksumFileSystem}) and Spark's
  * own ({@code <name>.crc}, JSON with the CRC32C and size of a state file, written with
  * checkpoint format 2 from Spark 4.1 on). Each file is read once, by a Spark job (in parallel,
- * where the files live).
+ * where the files live); a RocksDB snapshot zip's {@code metadata} entry (its SST list) is kept
+ * from that read ({@link CheckpointTree#zipMetadata}), so that its check reads the zip no more.
  */
 final class FileChecksums {
   private static final int BUFFER = 1 << 16;
@@ -30,6 +33,12 @@ final class FileChecksums {
 
   /** A file that does not match a checksum: which one, and how. */
   record Mismatch(String path, String checksumFile, String detail) implements Serializable {}
+
+  /** What reading one file found, and a RocksDB snapshot zip's metadata entry (else null). */
+  private record Checked(List<Mismatch> mismatches, byte[] zipMetadata) implements Serializable {}
+
+  /** Zips up to this size keep their bytes while they are read (their SST files are apart). */
+  private static final long ZIP_KEPT_BYTES = 64L << 20;
 
   private FileChecksums() {}
 
@@ -52,48 +61,79 @@ final class FileChecksums {
     for (String file : files) {
       if (hasSparkChecksum(tree, file)) withSparkChecksum.add(file);
     }
-    List<List<Mismatch>> found =
+    HashSet<String> keptZips = new HashSet<>();
+    for (String file : files) {
+      long size = tree.size(file);
+      if (file.endsWith(".zip") && size >= 0 && size <= ZIP_KEPT_BYTES) keptZips.add(file);
+    }
+    List<Checked> found =
         FileJob.run(
             spark,
             "doctor: checksums",
             root,
             files,
             (conf, file, f) ->
-                check(file.getFileSystem(conf), file, f, withSparkChecksum.contains(f)));
-    return found.stream().flatMap(List::stream).toList();
+                check(
+                    file.getFileSystem(conf),
+                    file,
+                    f,
+                    withSparkChecksum.contains(f),
+                    keptZips.contains(f)));
+    for (int i = 0; i < files.size(); i++) {
+      Checked checked = found.get(i);
+      if (checked.zipMetadata() != null && checked.mismatches().isEmpty()) {
+        tree.rememberZipMetadata(files.get(i), checked.zipMetadata());
+      }
+    }
+    return found.stream().flatMap(c -> c.mismatches().stream()).toList();
   }
 
-  private static List<Mismatch> check(FileSystem fs, Path file, String relative, boolean spark)
+  private static Checked check(
+      FileSystem fs, Path file, String relative, boolean spark, boolean keepZip)
       throws IOException {
     List<Mismatch> found = new ArrayList<>();
     CRC32C crc = new CRC32C();
+    ByteArrayOutputStream bytes = keepZip ? new ByteArrayOutputStream() : null;
     long size = 0;
     try {
-      size = read(fs, file, crc);
+      size = read(fs, file, crc, bytes);
     } catch (ChecksumException e) {
       found.add(
           new Mismatch(
               relative,
               sidecarOf(relative),
               "does not match its Hadoop checksum file from byte " + e.getPos()));
-      if (!spark || !(fs instanceof ChecksumFileSystem checksummed)) return found;
+      if (!spark || !(fs instanceof ChecksumFileSystem checksummed))
+        return new Checked(found, null);
       crc.reset();
-      size = read(checksummed.getRawFileSystem(), file, crc);
+      size = read(checksummed.getRawFileSystem(), file, crc, null);
+      bytes = null;
     }
     if (spark) {
       String detail =
           sparkMismatch(fs, new Path(file.getParent(), file.getName() + ".crc"), crc, size);
       if (detail != null) found.add(new Mismatch(relative, relative + ".crc", detail));
     }
-    return found;
+    byte[] metadata = null;
+    if (bytes != null) {
+      try {
+        metadata = ZipManifest.metadataEntry(new ByteArrayInputStream(bytes.toByteArray()));
+      } catch (IOException e) {
+        metadata = null; // the doctor reads it again and says what is wrong
+      }
+    }
+    return new Checked(found, metadata);
   }
 
-  private static long read(FileSystem fs, Path file, CRC32C crc) throws IOException {
+  /** Reads {@code file} once into {@code crc} (and {@code bytes}, when given); its size. */
+  private static long read(FileSystem fs, Path file, CRC32C crc, ByteArrayOutputStream bytes)
+      throws IOException {
     long size = 0;
     byte[] buffer = new byte[BUFFER];
     try (InputStream in = fs.open(file)) {
       for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
         crc.update(buffer, 0, n);
+        if (bytes != null) bytes.write(buffer, 0, n);
         size += n;
       }
     }

@@ -34,7 +34,8 @@ final class ZipManifest {
     String file = folder + "/" + zip;
     JsonNode manifest;
     try {
-      manifest = read(fs, new Path(root, file));
+      byte[] kept = tree.zipMetadata(file);
+      manifest = kept != null ? parse(kept) : read(fs, new Path(root, file));
     } catch (IOException | RuntimeException e) {
       found.accept(
           Finding.of(
@@ -78,15 +79,26 @@ final class ZipManifest {
   }
 
   private static JsonNode read(FileSystem fs, Path zip) throws IOException {
-    try (InputStream in = fs.open(zip);
-        ZipInputStream entries = new ZipInputStream(in)) {
-      for (ZipEntry entry = entries.getNextEntry(); entry != null; entry = entries.getNextEntry()) {
-        if (!entry.getName().equals("metadata")) continue;
-        String text = new String(entries.readAllBytes(), StandardCharsets.UTF_8);
-        String json = text.lines().skip(1).findFirst().orElseThrow(() -> new IOException("empty"));
-        return JSON.readTree(json);
-      }
+    try (InputStream in = fs.open(zip)) {
+      byte[] metadata = metadataEntry(in);
+      if (metadata == null) throw new IOException("it has no metadata entry");
+      return parse(metadata);
     }
-    throw new IOException("it has no metadata entry");
+  }
+
+  /** The bytes of the {@code metadata} entry of the zip {@code in} streams, or null. */
+  static byte[] metadataEntry(InputStream in) throws IOException {
+    ZipInputStream entries = new ZipInputStream(in);
+    for (ZipEntry entry = entries.getNextEntry(); entry != null; entry = entries.getNextEntry()) {
+      if (entry.getName().equals("metadata")) return entries.readAllBytes();
+    }
+    return null;
+  }
+
+  /** The JSON line of a snapshot's {@code metadata} entry (its first line is the version). */
+  private static JsonNode parse(byte[] metadata) throws IOException {
+    String text = new String(metadata, StandardCharsets.UTF_8);
+    String json = text.lines().skip(1).findFirst().orElseThrow(() -> new IOException("empty"));
+    return JSON.readTree(json);
   }
 }
