@@ -99,7 +99,6 @@ public final class RepairPlan {
   private final Set<String> unusable = new HashSet<>();
   private final Set<String> unreadableLogs = new HashSet<>();
   private final Map<String, Step> steps = new LinkedHashMap<>();
-  private final Map<Long, Map<Long, String[][]>> idsByBatch = new HashMap<>();
 
   private RepairPlan(Doctor.Examination exam) {
     this.exam = exam;
@@ -347,17 +346,9 @@ public final class RepairPlan {
     return v -> StoreFolders.uniqueId(ids(v - 1), op, partition, store);
   }
 
+  /** Batch {@code batch}'s state checkpoint ids, as the doctor read its commit (or null). */
   private Map<Long, String[][]> ids(long batch) {
-    return idsByBatch.computeIfAbsent(batch, this::readIds);
-  }
-
-  private Map<Long, String[][]> readIds(long batch) {
-    JsonNode line = logLine("commits/" + batch);
-    try {
-      return line == null ? null : CheckpointLog.stateUniqueIds(line);
-    } catch (IOException e) {
-      return null;
-    }
+    return exam.facts().idsByBatch().get(batch);
   }
 
   private JsonNode logLine(String file) {
