@@ -280,7 +280,9 @@ def database_property(spark: SparkSession, database: str, key: str) -> str | Non
 
 def start_thrift_server(spark: SparkSession) -> Callable[[], None]:
     """Start HiveServer2 inside ``spark``'s driver (settings already on the session); returns
-    the function that stops it."""
+    the function that stops it. Refusals become one-line JDBC errors in this JVM from now on
+    (``server.JdbcErrors``)."""
+    _jvm(spark).dev.sparksavepoint.server.JdbcErrors.serve()
     server_class = _jvm(spark).org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     server = server_class.startWithContext(_jsession(spark).sqlContext())
     return server.stop  # type: ignore[no-any-return]

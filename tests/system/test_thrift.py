@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,87 +15,10 @@ from spark_savepoint import attach
 from spark_savepoint.catalog.jar import pyspark_jars
 from spark_savepoint.sql_ext.servers.views import select_sql, state_schema
 from tests.support.checkpoint_files import last_batch
-from tests.support.streaming_queries import StreamingQuery, build, restart_rows
+from tests.support.streaming_queries import build, restart_rows
+from tests.support.thrift_server import PASSWORD, USER, Server, login
 
 WINDOW_COLUMNS = ["window_start", "window_end", "user", "count", "partition_id"]
-USER, PASSWORD = "analyst", "pa:ss-0123456789"
-"""The login of the module's main server (its --password-file holds USER:PASSWORD)."""
-
-
-# ---- a real server in a subprocess ----
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Server:
-    """A ``spark-savepoint thriftserver`` subprocess and its JDBC URL."""
-
-    password_file: Path | None = None
-
-    def __init__(self, args: list[str], log: Path) -> None:
-        self.port = _free_port()
-        self.log = log
-        env = {**os.environ, "PYSPARK_PYTHON": sys.executable}
-        command = [sys.executable, "-m", "spark_savepoint", "thriftserver", *args,
-                   "--port", str(self.port), "--master", "local[1]",
-                   "--conf", "spark.sql.shuffle.partitions=4"]  # fmt: skip
-        self.process = subprocess.Popen(command, cwd=log.parent, env=env, stdout=subprocess.PIPE,
-                                        stderr=log.open("w"), text=True)  # fmt: skip
-        self.lines: list[str] = []
-        self.ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self.ready.wait(600) or self.process.poll() is not None:
-            self.process.kill()
-            pytest.fail(f"thriftserver did not start:\n{self.log.read_text()[-3000:]}")
-        self.url = next(line for line in self.lines if line.startswith("JDBC URL: "))[10:]
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
-            if "Ctrl-C" in line:
-                self.ready.set()
-        self.ready.set()  # the server ended: no need to wait for it
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(120)
-
-
-@pytest.fixture(scope="module")
-def live(spark, tmp_path_factory: pytest.TempPathFactory) -> StreamingQuery:
-    """A private agg/hdfs query (a copied checkpoint would still name the original input
-    files), to run more batches while the server is up."""
-    return build(spark, "agg", "hdfs", tmp_path_factory.mktemp("live") / "agg")
-
-
-@pytest.fixture(scope="module")
-def server(checkpoints, live, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """A read-only server whose clients log in with USER and PASSWORD (``--password-file``)."""
-    window = checkpoints[("window_agg", "hdfs")].checkpoint
-    join = checkpoints[("join", "hdfs")].checkpoint
-    folder = tmp_path_factory.mktemp("thrift")
-    password_file = folder / "password"
-    password_file.write_text(f"{USER}:{PASSWORD}\n")
-    password_file.chmod(0o600)
-    server = Server([f"savepoint={window}", f"join={join}", f"live={live.checkpoint}",
-                     "--password-file", str(password_file)], folder / "server.log")  # fmt: skip
-    server.password_file = password_file
-    yield server
-    assert server.stop() == 0, server.log.read_text()[-3000:]
-    assert any("stopping the Thrift server" in line for line in server.lines)
-
-
-def login(server: Server, **options: str):
-    """A PyHive connection that logs in with the main server's password."""
-    from pyhive import hive
-
-    return hive.connect(host="127.0.0.1", port=server.port, username=USER, password=PASSWORD,
-                        auth="CUSTOM", **options)  # fmt: skip
 
 
 @pytest.fixture()
@@ -276,6 +196,7 @@ def test_writes_are_refused_by_default(cursor, statement: str) -> None:
         cursor.execute(statement)
     message = str(refused.value)
     assert "[SAVEPOINT_READ_ONLY]" in message and "--allow-writes" in message
+    assert "RelationV2" not in message and "Caused by" not in message, "no plan, no trace"
     cursor.execute("SELECT count(*) FROM savepoint.metadata")
     assert cursor.fetchall() == [(4,)]
     cursor.execute("SELECT count(*) FROM savepoint_metadata.metadata")
@@ -306,6 +227,26 @@ def test_beeline_lists_tables_and_queries(server: Server, tmp_path: Path) -> Non
     assert "savepoint_agg_0" in result.stdout and "join_join_0" in result.stdout
     assert "alice,2" in result.stdout.splitlines()
     assert "catalog:alice,2" in result.stdout.splitlines()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("statement, command", [
+    ("DELETE FROM savepoint.agg_0.default WHERE user = 'bob'", "ReplaceData"),
+    ("CALL savepoint.system.take_savepoint('/tmp/never-written')", "CALL take_savepoint"),
+    ("SET spark.sql.catalog.x=y", "SET spark.sql.catalog.x"),
+])  # fmt: skip
+def test_beeline_shows_a_refusal_in_one_line(server: Server, statement: str, command: str) -> None:
+    """No stack trace, no logical plan: the refusal and its SQLSTATE, as beeline prints them."""
+    result = _beeline(server, ["-n", USER, "-p", PASSWORD, "-e", statement])
+    assert result.returncode != 0
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [
+        f"Error: [SAVEPOINT_READ_ONLY] {command} is refused: this server is read-only "
+        "(spark.savepoint.readOnly=true). Queries, SHOW, DESCRIBE and EXPLAIN are allowed; to "
+        "permit writes and DDL restart it with --allow-writes (`spark-savepoint "
+        "thriftserver|connect ... --allow-writes`). (state=25006,code=0)"
+    ], result.stderr[-3000:]
+    assert "\tat " not in result.stderr and "Caused by" not in result.stderr
 
 
 def _beeline(server: Server, args: list[str]) -> subprocess.CompletedProcess:

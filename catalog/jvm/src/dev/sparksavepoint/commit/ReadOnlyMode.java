@@ -1,7 +1,9 @@
 package dev.sparksavepoint.commit;
 
 import dev.sparksavepoint.conf.Settings;
+import dev.sparksavepoint.errors.ErrorConditions;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.server.JdbcErrors;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -16,6 +18,8 @@ import org.apache.spark.sql.SparkSession;
 public final class ReadOnlyMode {
   private static final Set<SparkSession> EXEMPT =
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
+  private static final String READ_ONLY = "SAVEPOINT_READ_ONLY";
 
   private ReadOnlyMode() {}
 
@@ -43,15 +47,21 @@ public final class ReadOnlyMode {
     if (guarded(session)) throw refused(what);
   }
 
-  /** The refusal of {@code what}: SAVEPOINT_READ_ONLY, saying how to permit writes. */
+  /**
+   * The refusal of {@code what}: SAVEPOINT_READ_ONLY, saying how to permit writes. In the Thrift
+   * server's process a one-line JDBC error ({@link JdbcErrors}), elsewhere an AnalysisException.
+   */
   public static RuntimeException refused(String what) {
-    return Errors.analysis(
-        "SAVEPOINT_READ_ONLY",
+    String message =
         what
             + " is refused: this server is read-only ("
             + Settings.READ_ONLY
             + "=true). Queries,"
             + " SHOW, DESCRIBE and EXPLAIN are allowed; to permit writes and DDL restart it with"
-            + " --allow-writes (`spark-savepoint thriftserver|connect ... --allow-writes`).");
+            + " --allow-writes (`spark-savepoint thriftserver|connect ... --allow-writes`).";
+    if (JdbcErrors.serving()) {
+      throw JdbcErrors.refusal(READ_ONLY, ErrorConditions.sqlState(READ_ONLY, message), message);
+    }
+    return Errors.analysis(READ_ONLY, message);
   }
 }

@@ -17,7 +17,7 @@ import java.util.Set;
  * meaning and fix to {@code catalog/errors.py} and {@code docs/errors.md}. A class the registry
  * lacks is a bug of ours and fails loudly: {@link #sqlState} throws.
  */
-final class ErrorConditions {
+public final class ErrorConditions {
   static final String RESOURCE = "/dev/sparksavepoint/errors/error-conditions.json";
 
   private static final Map<String, String> SQL_STATES = load();
@@ -33,7 +33,7 @@ final class ErrorConditions {
    * The SQLSTATE of {@code errorClass}; an {@code IllegalStateException} naming the class and the
    * {@code message} it was to carry when the registry lacks it.
    */
-  static String sqlState(String errorClass, String message) {
+  public static String sqlState(String errorClass, String message) {
     String state = SQL_STATES.get(errorClass);
     if (state == null) {
       throw new IllegalStateException(
