@@ -250,6 +250,19 @@ def call_procedure(
         return DataFrame(jdf, spark)
 
 
+STATE_STORE_LOGGERS = "org.apache.spark.sql.execution.streaming.state"
+"""Spark's state stores, which warn on every read outside a running query (no state store
+coordinator; "The state for version N doesn't exist in loadedMaps")."""
+
+
+def quiet_state_store_warnings(spark: SparkSession) -> None:
+    """Log only errors of Spark's state stores in ``spark``'s driver: a session that reads
+    checkpoints would print two warnings a statement, none of them actionable."""
+    jvm = _jvm(spark)
+    level = jvm.org.apache.logging.log4j.Level.ERROR
+    jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(STATE_STORE_LOGGERS, level)
+
+
 def exempt_from_read_only(spark: SparkSession) -> None:
     """Let ``spark`` (one session of an application) write despite ``spark.savepoint.readOnly``."""
     _entry(spark).exemptFromReadOnly(_jsession(spark))
@@ -282,9 +295,11 @@ def start_thrift_server(spark: SparkSession) -> Callable[[], None]:
     """Start HiveServer2 inside ``spark``'s driver (settings already on the session); returns
     the function that stops it. Refusals become one-line JDBC errors in this JVM from now on
     (``server.JdbcErrors``)."""
-    _jvm(spark).dev.sparksavepoint.server.JdbcErrors.serve()
+    errors = _jvm(spark).dev.sparksavepoint.server.JdbcErrors
+    errors.serve()
     server_class = _jvm(spark).org.apache.spark.sql.hive.thriftserver.HiveThriftServer2
     server = server_class.startWithContext(_jsession(spark).sqlContext())
+    errors.install(server)
     return server.stop  # type: ignore[no-any-return]
 
 

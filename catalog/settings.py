@@ -36,3 +36,5 @@ WRITE_TRANSACTION: str = _SETTINGS["WRITE_TRANSACTION"]
 """Session: the id of the edit transaction the session's writes are staged in."""
 READ_ONLY: str = _SETTINGS["READ_ONLY"]
 """Application: ``true`` refuses every write and DDL (a server's default)."""
+MAX_PARTITIONS: str = _SETTINGS["MAX_PARTITIONS"]
+"""Session: the most partitions a restore rehashes state into (10000 by default)."""

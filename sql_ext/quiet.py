@@ -102,11 +102,18 @@ def java_options(folder: Path, *, verbose: bool) -> str:
     return " ".join(derby + log_options(folder, verbose=verbose))
 
 
+def resources_dir(folder: Path) -> str:
+    """Where Hive's sessions keep ADD JAR/FILE downloads: in ``folder``, not an empty
+    ``<session id>_resources`` folder left in the system's temporary folder by every run."""
+    return str(folder / "resources" / "${hive.session.id}_resources")
+
+
 def spark_settings(folder: Path, *, verbose: bool) -> dict[str, str]:
     """Spark settings that keep a run's files in ``folder`` and its console quiet."""
     settings = {
         "spark.sql.warehouse.dir": str(folder / "warehouse"),
         "spark.driver.extraJavaOptions": java_options(folder, verbose=verbose),
+        "spark.hadoop.hive.downloaded.resources.dir": resources_dir(folder),
     }
     if not verbose:
         settings["spark.ui.showConsoleProgress"] = "false"

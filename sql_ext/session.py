@@ -130,6 +130,7 @@ def session(
     for key, value in _merge(spark_conf(path, catalog), conf).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
+    bridge.quiet_state_store_warnings(spark)
     if path is not None:
         procedures.check_checkpoint(spark, path, like)
     return spark

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
-from spark_savepoint.catalog.errors import BadArguments, TransactionEnded
+from spark_savepoint.catalog.errors import BadArguments, SavepointError, TransactionEnded
 from spark_savepoint.sql_ext import procedures
 from spark_savepoint.sql_ext.dry_run import DryRun
 from spark_savepoint.sql_ext.edits import EditReport
@@ -109,6 +109,16 @@ def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]
         tx.commit()
 
 
+STAGED = "the transaction's earlier statements stay staged while it is open."
+ROLLED_BACK = "the script's transaction was rolled back: nothing was written."
+
+
+def _planned(planned: DryRun) -> str:
+    """One planned write of a transaction about to commit: ``table: n added, ...``."""
+    return (f"{planned.table}: {planned.added} added, {planned.changed} changed, "
+            f"{planned.removed} removed")  # fmt: skip
+
+
 def run_script(spark: SparkSession, script: str, *, dry_run: bool = False) -> str:
     """Every write of a SQL script in one transaction, as text for a terminal: each statement
     and what it changes, then the commit (or, with ``dry_run``, nothing written). The script is
@@ -129,17 +139,25 @@ def run_script(spark: SparkSession, script: str, *, dry_run: bool = False) -> st
                 f" {statement.sql('spark')!r}; nothing was run."
             )
     lines: list[str] = []
-    with edit(spark, dry_run=dry_run) as tx:
-        for statement in parsed:
-            text = statement.sql(dialect="spark")
-            if isinstance(statement, exp.Use):
-                spark.sql(text)
-            else:
-                tx.sql(text)
-        for number, planned in enumerate(tx.plan(), start=1):
-            lines.append(f"{number}. {tx.statements[number - 1]}")
-            lines.append(f"  {planned.summary}")
-            lines += [f"    {sample}" for sample in planned.samples]
+    catalog, database = spark.catalog.currentCatalog(), spark.catalog.currentDatabase()
+    try:
+        with edit(spark, dry_run=dry_run) as tx:
+            for statement in parsed:
+                text = statement.sql(dialect="spark")
+                if isinstance(statement, exp.Use):
+                    spark.sql(text)
+                else:
+                    tx.sql(text)
+            for number, planned in enumerate(tx.plan(), start=1):
+                lines.append(f"{number}. {tx.statements[number - 1]}")
+                lines.append(f"  {planned.summary if dry_run else _planned(planned)}")
+                lines += [f"    {sample}" for sample in planned.samples]
+    except SavepointError as error:  # rolled back: say so instead of what stays staged
+        message = error.message.replace(STAGED, ROLLED_BACK)
+        raise type(error)(message, error.error_class) from None
+    finally:  # the script's USE stays the script's
+        spark.catalog.setCurrentCatalog(catalog)
+        spark.catalog.setCurrentDatabase(database)
     if dry_run:
         lines.append("dry run: nothing was written")
     elif tx.report is not None:

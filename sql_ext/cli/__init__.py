@@ -43,9 +43,12 @@ errors, and runs leave no files behind (Derby and Hive files go to a removed scr
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
+from typing import Any
 
 from spark_savepoint.catalog.bridge import savepoint_error
 from spark_savepoint.sql_ext.cli import checkpoint, doctor, inspect, savepoint, serve, sql, upgrade
@@ -67,14 +70,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt_on_sigterm() -> Any:
+    """SIGTERM interrupts the command as Ctrl-C does (KeyboardInterrupt), so that its cleanup
+    runs (Spark stopped, scratch folders removed) instead of the process ending on the spot.
+    The servers install their own handlers once they run. Returns the handler it replaced
+    (None off the main thread, where none can be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, signal.default_int_handler)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv \
         else (argv, [])  # fmt: skip
     args = build_parser().parse_args(ours)
     args.spark_args = passthrough
+    previous = _interrupt_on_sigterm()
     try:
         return int(args.run(args))
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the finally blocks below it have run
+        print("spark-savepoint: interrupted; Spark stopped, temporary files removed",
+              file=sys.stderr)  # fmt: skip
+        return 130
     except Exception as error:
         converted = savepoint_error(error)
         if converted is None:
@@ -83,3 +101,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"spark-savepoint: {converted}", file=sys.stderr)
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -8,9 +8,11 @@
 from __future__ import annotations
 
 import argparse
+import signal
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlparse
 
 from spark_savepoint.catalog.errors import BadArguments, NoSuchCheckpoint, NotACheckpoint
@@ -22,6 +24,9 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 T = TypeVar("T")
+INTERRUPT_GRACE_SECONDS = 120
+"""How long an interrupted command waits for its action to undo what it wrote."""
+INTERRUPTS = (signal.SIGINT, signal.SIGTERM)
 
 
 def parse_catalogs(paths: Sequence[str], catalog: str) -> dict[str, str]:
@@ -52,10 +57,16 @@ def check_local(paths: Sequence[str], catalog: str = DEFAULT_CATALOG) -> None:
             continue
         url = urlparse(path)
         folder = Path(url.path if url.scheme else path)
+        if folder.is_file():
+            raise NotACheckpoint(
+                f"'{path}' is a file, not a checkpoint folder: give the folder the query's "
+                "checkpointLocation names (it holds metadata, offsets/, commits/ and state/)."
+            )
         if not folder.is_dir():
             raise NoSuchCheckpoint(
-                f"Checkpoint folder '{path}' does not exist. Point the catalog's path at a "
-                "streaming query's checkpointLocation."
+                f"Checkpoint folder '{path}' does not exist. Give the folder of a streaming "
+                "query's checkpointLocation (or of a savepoint): the catalog's path, the "
+                "command's argument."
             )
         if not ((folder / "offsets").is_dir() and (folder / "commits").is_dir()):
             found = ", ".join(sorted(p.name for p in folder.iterdir())[:10]) or "nothing"
@@ -83,10 +94,43 @@ def run_in_local_session(args: argparse.Namespace, action: Callable[[SparkSessio
     with scratch() as folder:
         spark = session(master=args.master, **spark_settings(folder, verbose=args.verbose))
         try:
-            return action(spark)
+            return interruptible(spark, action)
         finally:
             if running is None:
                 spark.stop()
+
+
+def interruptible(spark: SparkSession, action: Callable[[SparkSession], T]) -> T:
+    """``action(spark)``, run in a worker thread so that Ctrl-C or SIGTERM in the main thread
+    cancels its Spark jobs and then waits for it: the action's own failure path (removing the
+    folder it was writing) runs to its end before Spark stops, and nothing is left half
+    written. Raises KeyboardInterrupt once the action has ended."""
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = action(spark)
+        except BaseException as error:  # handed to the main thread
+            outcome["error"] = error
+
+    worker = threading.Thread(target=work, name="spark-savepoint-action", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        # a second Ctrl-C (or the SIGTERM a process group gets twice) must not cut the undo
+        ignored = {sig: signal.signal(sig, signal.SIG_IGN) for sig in INTERRUPTS}
+        try:
+            spark.sparkContext.cancelAllJobs()
+            worker.join(INTERRUPT_GRACE_SECONDS)
+        finally:
+            for sig, handler in ignored.items():
+                signal.signal(sig, handler)
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return cast(T, outcome["value"])
 
 
 def query_names(

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from spark_savepoint.catalog.errors import BadArguments
+from spark_savepoint.catalog.errors import BadArguments, SavepointError
 from spark_savepoint.sql_ext.session import query_conf
 
 if TYPE_CHECKING:
@@ -49,9 +49,31 @@ def load_query(spec: str) -> QueryBuilder:
     elif "" not in sys.path:
         sys.path.insert(0, "")
     try:
-        return getattr(importlib.import_module(module_name), function)
+        build = getattr(importlib.import_module(module_name), function)
     except (ImportError, AttributeError) as error:
         raise BadArguments(f"--query {spec}: {error}") from error
+    return _checked(spec, build)
+
+
+def _checked(spec: str, build: QueryBuilder) -> QueryBuilder:
+    """``build``, whose failures (it raises, reads a folder that is not there, returns no
+    streaming DataFrame) are one ``BadArguments`` line naming ``spec``, not a traceback."""
+
+    def checked(spark: SparkSession) -> DataFrame:
+        try:
+            query = build(spark)
+        except SavepointError:
+            raise
+        except Exception as error:  # the user's code: anything it raises
+            first = (str(error).strip().splitlines() or [""])[0]
+            raise BadArguments(f"--query {spec} failed to build the query: "
+                               f"{type(error).__name__}: {first}") from error  # fmt: skip
+        if not getattr(query, "isStreaming", False):
+            raise BadArguments(f"--query {spec} returned {type(query).__name__}, not a streaming "
+                               "DataFrame: build it with spark.readStream")  # fmt: skip
+        return query
+
+    return checked
 
 
 def add_output_mode(parser: argparse.ArgumentParser, whose: str) -> None:

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog import bridge
 from spark_savepoint.catalog.bridge import from_java
-from spark_savepoint.sql_ext.quiet import log_options
+from spark_savepoint.sql_ext.quiet import log_options, resources_dir
 from spark_savepoint.sql_ext.servers.access import access_conf, access_line
 from spark_savepoint.sql_ext.servers.credentials import parse_password
 from spark_savepoint.sql_ext.servers.lifecycle import (
@@ -106,6 +106,7 @@ def hive_conf(*, port: int, bind: str, state_dir: str) -> dict[str, str]:
         "hive.server2.transport.mode": "binary",
         "hive.server2.logging.operation.log.location": str(state / "operation_logs"),
         "hive.exec.local.scratchdir": str(state / "scratch"),
+        "hive.downloaded.resources.dir": resources_dir(state),
     }
 
 

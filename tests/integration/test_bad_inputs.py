@@ -27,12 +27,16 @@ from pyspark.errors import PySparkException
 from spark_savepoint import (
     attach,
     create_savepoint,
+    dispose_savepoint,
+    list_savepoints,
     restore_savepoint,
     session,
     take_savepoint,
+    verify,
 )
 from spark_savepoint.catalog.bridge import CATALOG_CLASS, savepoint_error
 from spark_savepoint.sql_ext.cli import main
+from spark_savepoint.sql_ext.transaction import run_script
 
 Setup = Callable[..., None]
 
@@ -106,6 +110,47 @@ def not_a_checkpoint(spark, folder: Path) -> None:
     (folder.parent / "csv" / "data.csv").write_text("a,b\n")
 
 
+def drop_partition(last: bool = False) -> Setup:
+    """Remove a partition folder of operator 0: partition 1, or the last one."""
+
+    def damage(spark, folder: Path) -> None:
+        partitions = sorted(int(p.name) for p in (folder / "state/0").iterdir() if p.name.isdigit())
+        shutil.rmtree(folder / "state/0" / str(partitions[-1] if last else 1))
+
+    return damage
+
+
+def _last_entry(folder: Path, log: str) -> Path:
+    return max((p for p in (folder / log).iterdir() if p.name.isdigit()), key=lambda p: int(p.name))
+
+
+def offsets_without_conf(spark, folder: Path) -> None:
+    """The last offsets entry: valid JSON, but a metadata line of another shape."""
+    entry = _last_entry(folder, "offsets")
+    entry.write_text('v1\n{"a":1}\n[1,2]\n')
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+
+
+def commit_of_newer_spark(spark, folder: Path) -> None:
+    entry = _last_entry(folder, "commits")
+    entry.write_text('v99\n{"nextBatchWatermarkMs":0}')
+    entry.with_name(f".{entry.name}.crc").unlink(missing_ok=True)
+
+
+def a_file(spark, folder: Path) -> None:
+    (folder.parent / "afile").write_text("not a folder\n")
+
+
+def query_module(spark, folder: Path) -> None:
+    """``{tmp}/badq.py``: query builders that raise, read a missing folder, build no stream."""
+    (folder.parent / "badq.py").write_text(
+        "def raises(spark):\n    raise ValueError('no such job')\n\n"
+        "def missing_folder(spark):\n"
+        "    return spark.readStream.format('json').load('/nonexistent/savepoint-input')\n\n"
+        "def batch(spark):\n    return spark.range(3)\n"
+    )
+
+
 @dataclass(frozen=True)
 class Case:
     id: str
@@ -117,6 +162,7 @@ class Case:
 
 
 A, AR, D, J, T = "agg-hdfs", "agg-rocksdb", "dedup-hdfs", "join-hdfs", "tws-rocksdb"
+W = "window_agg-hdfs"
 ROW = "('zed', 1L, 1L)"
 
 # fmt: off
@@ -271,8 +317,9 @@ CASES = [
          r"File offsets/1 .*batch 1", garble("offsets/1")),
     Case("truncated_offsets", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
          "SAVEPOINT_CORRUPT_FILE", r"File offsets/1 .*batch 1", truncate("offsets/1", "v1\n")),
-    Case("garbled_metadata", A, "SELECT * FROM {c}.agg_0.default", "SAVEPOINT_CORRUPT_FILE",
-         r"File metadata of checkpoint '{ckpt}'.*query id", garble("metadata")),
+    Case("garbled_metadata", A, "UPDATE {c}.agg_0.default SET cnt = 1",
+         "SAVEPOINT_CORRUPT_FILE", r"File metadata of checkpoint '{ckpt}'.*query id",
+         garble("metadata")),
     Case("garbled_operator_metadata", A, "SHOW TABLES IN {c}.agg_0", "SAVEPOINT_CORRUPT_FILE",
          r"File state/0/_metadata/metadata .*operator 0", garble("state/0/_metadata/metadata")),
     Case("garbled_tws_operator_metadata", T, "SELECT * FROM {c}.tws_0.count",
@@ -354,6 +401,157 @@ CASES = [
     Case("cli_inspect_html_into_missing_folder", A,
          "cli: inspect {ckpt} --html {tmp}/nowhere/report.html",
          "SAVEPOINT_BAD_ARGUMENTS", r"--html .*its folder {tmp}/nowhere does not exist"),
+    # damage Spark's reader fails on with a trace, or silently (issue 32)
+    Case("missing_partition_folder", A, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_CORRUPT_FILE", r"Folder state/0/1 of checkpoint '{ckpt}' is missing "
+         r"\(agg_0\.default has \d+ partitions.*spark-savepoint doctor", drop_partition()),
+    Case("missing_last_partition_folder", A, "SELECT count(*) FROM {c}.agg_0.default",
+         "SAVEPOINT_CORRUPT_FILE", r"Folder state/0/\d+ of checkpoint '{ckpt}' is missing",
+         drop_partition(last=True)),
+    Case("missing_partition_folder_rocksdb", AR, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_CORRUPT_FILE", r"Folder state/0/1 .* is missing", drop_partition()),
+    Case("missing_partition_folder_insert", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
+         "SAVEPOINT_CORRUPT_FILE", r"Folder state/0/1 .* cannot be read or written",
+         drop_partition()),
+    Case("missing_partition_folder_join", J, "SELECT * FROM {c}.join_0.left",
+         "SAVEPOINT_CORRUPT_FILE", r"Folder state/0/1 .* is missing", drop_partition()),
+    Case("offsets_of_another_shape", A, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_CORRUPT_FILE", r"File offsets/\d+ of checkpoint '{ckpt}' is damaged \(its "
+         r"metadata line records no spark\.sql\.shuffle\.partitions", offsets_without_conf),
+    Case("commit_of_a_newer_spark", A, "SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_SPARK_VERSION", r"File commits/\d+ of checkpoint '{ckpt}' was written by a "
+         r"newer Spark than this one \(log version v99; Spark [\d.]+ reads up to v\d\)",
+         commit_of_newer_spark),
+    Case("commit_of_a_newer_spark_dedup", D, "SELECT * FROM {c}.dedup_0.default",
+         "SAVEPOINT_SPARK_VERSION", r"commits/\d+ .* newer Spark", commit_of_newer_spark),
+    Case("metadata_damaged_insert", A, f"INSERT INTO {{c}}.agg_0.default VALUES {ROW}",
+         "SAVEPOINT_CORRUPT_FILE", r"File metadata of checkpoint '{ckpt}' is damaged .* cannot "
+         r"be written or copied.*\(reads work\)\. Run `spark-savepoint repair",
+         garble("metadata")),
+    Case("metadata_damaged_delete", A, "DELETE FROM {c}.agg_0.default WHERE user = 'bob'",
+         "SAVEPOINT_CORRUPT_FILE", r"File metadata .* cannot be written", garble("metadata")),
+    Case("metadata_damaged_take", A, "py: take_savepoint(spark, '{ckpt}', '{tmp}/sp')",
+         "SAVEPOINT_CORRUPT_FILE", r"File metadata .* cannot be written or copied",
+         garble("metadata")),
+    Case("metadata_damaged_cli_restore", A, "cli: savepoint restore {ckpt} {tmp}/r",
+         "SAVEPOINT_CORRUPT_FILE", r"File metadata of checkpoint", garble("metadata")),
+    # a wrong place: empty, a file, nothing there
+    Case("function_empty_path", A, "SELECT * FROM savepoint_metadata('')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"savepoint_metadata\('', \.\.\.\) names no checkpoint"),
+    Case("function_blank_path", A, "SELECT * FROM savepoint_metadata('  ')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"names no checkpoint: its first argument is the folder"),
+    Case("function_state_empty_path", A,
+         "SELECT * FROM savepoint_state('', 'agg_0', 'default')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"savepoint_state\('', \.\.\.\) names no checkpoint"),
+    Case("function_state_unknown_state", A,
+         "SELECT * FROM savepoint_state('{ckpt}', 'agg_0', 'nope')",
+         "SAVEPOINT_NO_SUCH_STATE", r"nope"),
+    Case("attach_a_file", A, "py: attach(spark, '{tmp}/afile', 'bad_x')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"'{tmp}/afile' is a file, not a checkpoint folder",
+         a_file),
+    Case("session_a_file", A, "py: session('{tmp}/afile', 'bad_x')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"is a file, not a checkpoint folder", a_file),
+    Case("function_a_file", A, "SELECT * FROM savepoint_metadata('{tmp}/afile')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"is a file", a_file),
+    Case("cli_conf_a_file", A, "cli: conf {tmp}/afile",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"is a file", a_file),
+    Case("verify_a_file", A, "py: verify(spark, '{tmp}/afile')",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"afile", a_file),
+    Case("cli_inspect_a_file", A, "cli: inspect {tmp}/afile",
+         "SAVEPOINT_NOT_A_CHECKPOINT", r"is a file", a_file),
+    Case("list_missing_folder", A, "py: list_savepoints(spark, '{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT",
+         r"Savepoint folder '{tmp}/nowhere' does not exist: list takes the folder"),
+    Case("sql_list_missing_folder", A, "SELECT * FROM savepoint_list('{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"Savepoint folder '{tmp}/nowhere' does not exist"),
+    Case("cli_list_missing_folder", A, "cli: savepoint list {tmp}/nowhere",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"Savepoint folder '{tmp}/nowhere' does not exist"),
+    Case("dispose_missing_folder", A, "py: dispose_savepoint(spark, '{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT",
+         r"Savepoint '{tmp}/nowhere' does not exist: there is nothing to dispose of"),
+    Case("cli_dispose_missing_folder", A, "cli: savepoint dispose {tmp}/nowhere",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"nothing to dispose of"),
+    Case("verify_missing_folder", A, "py: verify(spark, '{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("cli_repair_missing_folder", A, "cli: repair {tmp}/nowhere",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("cli_inspect_missing_folder", A, "cli: inspect {tmp}/nowhere",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("take_missing_checkpoint", A, "py: take_savepoint(spark, '{tmp}/nowhere', '{tmp}/sp')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("restore_missing_savepoint", A,
+         "py: restore_savepoint(spark, '{tmp}/nowhere', '{tmp}/r')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("cli_relocate_missing_source", A, "cli: relocate {tmp}/nowhere {tmp}/dst",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"'{tmp}/nowhere' does not exist"),
+    Case("take_target_not_empty", A, "py: take_savepoint(spark, '{ckpt}', '{ckpt}')",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
+    Case("restore_target_not_empty", A, "py: restore_savepoint(spark, '{ckpt}', '{ckpt}')",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
+    Case("cli_take_target_not_empty", A, "cli: savepoint take {ckpt} {ckpt}",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
+    Case("cli_relocate_onto_itself", A, "cli: relocate {ckpt} {ckpt}",
+         "SAVEPOINT_TARGET_NOT_EMPTY", r"'{ckpt}'"),
+    # the partition count of a restore
+    Case("restore_too_many_partitions", A,
+         "py: restore_savepoint(spark, '{ckpt}', '{tmp}/r', partitions=100000)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"Cannot restore onto 100000 partitions: give 1 to 10000 "
+         r"\(each partition is a state store.*spark\.savepoint\.maxPartitions"),
+    Case("cli_restore_too_many_partitions", A,
+         "cli: savepoint restore {ckpt} {tmp}/r --partitions 100000",
+         "SAVEPOINT_BAD_ARGUMENTS", r"onto 100000 partitions: give 1 to 10000"),
+    Case("call_restore_too_many_partitions", A,
+         "CALL {c}.system.restore_savepoint('{tmp}/r', 100000)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"onto 100000 partitions"),
+    Case("call_restore_negative_partitions", A,
+         "CALL {c}.system.restore_savepoint('{tmp}/r', -3)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"onto -3 partitions: give 1 to"),
+    Case("cli_restore_negative_partitions", A,
+         "cli: savepoint restore {ckpt} {tmp}/r --partitions -1",
+         "SAVEPOINT_BAD_ARGUMENTS", r"onto -1 partitions: give 1 or more"),
+    Case("restore_unknown_provider", A,
+         "py: restore_savepoint(spark, '{ckpt}', '{tmp}/r', provider='leveldb')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"Unknown state store provider 'leveldb': use hdfs or rocksdb"),
+    # a --query that is no query
+    Case("cli_upgrade_query_raises", A, "cli: upgrade check {ckpt} --query {tmp}/badq.py:raises",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--query {tmp}/badq\.py:raises failed to build the "
+         r"query: ValueError: no such job", query_module),
+    Case("cli_upgrade_query_reads_missing_folder", A,
+         "cli: upgrade check {ckpt} --query {tmp}/badq.py:missing_folder",
+         "SAVEPOINT_BAD_ARGUMENTS", r"badq\.py:missing_folder failed to build the query: \w+",
+         query_module),
+    Case("cli_upgrade_query_not_streaming", A,
+         "cli: upgrade check {ckpt} --query {tmp}/badq.py:batch",
+         "SAVEPOINT_BAD_ARGUMENTS", r"badq\.py:batch returned DataFrame, not a streaming "
+         r"DataFrame", query_module),
+    Case("cli_upgrade_apply_query_raises", A,
+         "cli: upgrade apply {ckpt} {tmp}/up --query {tmp}/badq.py:raises",
+         "SAVEPOINT_BAD_ARGUMENTS", r"failed to build the query: ValueError", query_module),
+    Case("cli_upgrade_query_no_function", A,
+         "cli: upgrade check {ckpt} --query {tmp}/badq.py:nope",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--query {tmp}/badq\.py:nope: .*nope", query_module),
+    # keys and values a write cannot take
+    Case("window_key_given_twice", W,
+         "INSERT INTO {c}.agg_0.default SELECT * FROM {c}.agg_0.default "
+         "UNION ALL SELECT * FROM {c}.agg_0.default",
+         "SAVEPOINT_DUPLICATE_KEY", r"key window=\{{2024-01-01 10:\d\d:00, 2024-01-01 "
+         r"10:\d\d:00\}}, user=\w+ more than once"),
+    Case("insert_null_key", A, "INSERT INTO {c}.agg_0.default VALUES (NULL, 1L, 1L)",
+         "SAVEPOINT_NULL_KEY", r"user"),
+    Case("select_unknown_sources_table", A, "SELECT * FROM {c}.sources.nope",
+         "SAVEPOINT_NO_SUCH_STATE", r"nope"),
+    Case("select_unknown_query_table", A, "SELECT * FROM {c}.query.nope",
+         "SAVEPOINT_NO_SUCH_STATE", r"nope"),
+    Case("call_unknown_procedure", A, "CALL {c}.system.nope()",
+         "SAVEPOINT_NO_SUCH_PROCEDURE", r"nope"),
+    # --atomic scripts
+    Case("atomic_script_edits_a_table_twice", A,
+         "py: run_script(spark, \"DELETE FROM {c}.agg_0.default WHERE user = 'bob'; "
+         "DELETE FROM {c}.agg_0.default WHERE user = 'alice'\")",
+         "SAVEPOINT_TRANSACTION_CONFLICT", r"statement 1 of this transaction edited it.*the "
+         r"script's transaction was rolled back: nothing was written\.$"),
+    Case("atomic_script_with_a_query", A, "py: run_script(spark, 'SELECT 1')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"--atomic takes INSERT, DELETE, UPDATE, MERGE and USE"),
 ]
 # fmt: on
 
@@ -429,6 +627,10 @@ def _refusal(spark, action: str, capsys):
                     "create_savepoint": create_savepoint,
                     "take_savepoint": take_savepoint,
                     "restore_savepoint": restore_savepoint,
+                    "list_savepoints": list_savepoints,
+                    "dispose_savepoint": dispose_savepoint,
+                    "run_script": run_script,
+                    "verify": verify,
                 },
             )
         else:

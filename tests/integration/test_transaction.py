@@ -212,7 +212,10 @@ def test_cli_atomic_script(spark, two_operators, tmp_path, capsys) -> None:
     assert snapshot(query.checkpoint) == before
 
     assert main(args) == 0
-    assert f"committed as batch {batch + 1}" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"committed as batch {batch + 1}" in out
+    assert "  agg_0.default: 0 added, 0 changed, 1 removed" in out.splitlines()
+    assert "dry run" not in out and "nothing written" not in out, out
     assert last_batch(query.checkpoint) == batch + 1
     assert last_edit(spark).removed == 2
 

@@ -28,8 +28,8 @@ def _refusal(capsys, argv: list[str]) -> list[str]:
 def test_conf_refuses_a_missing_folder_in_one_line(capsys, tmp_path) -> None:
     assert _refusal(capsys, ["conf", str(tmp_path / "nowhere")]) == [
         f"spark-savepoint: [SAVEPOINT_NO_SUCH_CHECKPOINT] Checkpoint folder "
-        f"'{tmp_path / 'nowhere'}' does not exist. Point the catalog's path at a streaming "
-        "query's checkpointLocation."
+        f"'{tmp_path / 'nowhere'}' does not exist. Give the folder of a streaming query's "
+        "checkpointLocation (or of a savepoint): the catalog's path, the command's argument."
     ]
 
 

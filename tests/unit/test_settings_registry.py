@@ -17,7 +17,8 @@ INTERNAL = {"RELOCATED_SCHEMA_FROM", "RELOCATED_SCHEMA_TO", "RELOCATED_SCHEMA_DE
 def test_python_names_every_user_setting_java_declares() -> None:
     declared = settings.declared()
     assert set(declared) - INTERNAL == {"WRITE_DRY_RUN", "WRITE_FORCE", "WRITE_PARTITIONED_BY",
-                                        "WRITE_TRANSACTION", "READ_ONLY"}  # fmt: skip
+                                        "WRITE_TRANSACTION", "READ_ONLY",
+                                        "MAX_PARTITIONS"}  # fmt: skip
     for constant, name in declared.items():
         if constant not in INTERNAL:
             assert getattr(settings, constant) == name

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.sparksavepoint.checkpoint.CancellableJobs;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
@@ -140,6 +141,7 @@ final class CheckpointCopy {
       Upgrade upgrade) {
     Configuration conf = spark.sessionState().newHadoopConf();
     from.checkLogs(n);
+    from.checkMetadata();
     List<Operator> operators = from.operators(n);
     CopyChanges.Resolved resolved;
     try {
@@ -194,6 +196,7 @@ final class CheckpointCopy {
       if (finish != null) finish.run(copied);
       return copied;
     } catch (Exception e) { // AnalysisException too: Errors throws it unchecked
+      CancellableJobs.awaitIdle(spark.sparkContext(), 30_000); // no task writes there any more
       folder.remove();
       if (e instanceof IOException io) throw Errors.writeFailed(target, what, io);
       throw Errors.rethrow(e);

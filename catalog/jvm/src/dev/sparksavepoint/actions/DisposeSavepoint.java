@@ -24,7 +24,7 @@ public final class DisposeSavepoint {
     Path root = new Path(path);
     try {
       FileSystem fs = root.getFileSystem(conf);
-      if (!fs.exists(root)) throw Errors.noSuchFolder(path);
+      if (!fs.exists(root)) throw Errors.noSuchSavepointFolder(path, false);
       JsonNode manifest = SavepointManifest.read(fs, root);
       if (manifest == null) throw Errors.notASavepoint(path);
       long files = 0;

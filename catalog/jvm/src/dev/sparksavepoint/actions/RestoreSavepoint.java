@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.FileDigests;
 import dev.sparksavepoint.checkpoint.SavepointManifest;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import java.io.IOException;
 import java.util.HashMap;
@@ -28,6 +29,7 @@ public final class RestoreSavepoint {
   /** Restores {@code savepoint} into {@code target}; returns a one-line summary. */
   public static String run(
       SparkSession spark, String savepoint, String target, CopyChanges changes) {
+    checkPartitions(spark, savepoint, changes.partitions());
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint from = Checkpoint.open(savepoint, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(savepoint);
@@ -61,6 +63,31 @@ public final class RestoreSavepoint {
         + ". Start the streaming query with checkpointLocation '"
         + target
         + "'.";
+  }
+
+  /**
+   * Refuses a partition count below 1 (0: keep the savepoint's) or above {@link
+   * Settings#MAX_PARTITIONS}: a store per partition, each with files for every batch, so a typo
+   * (100000 for 1000) would write for hours.
+   */
+  private static void checkPartitions(SparkSession spark, String savepoint, int partitions) {
+    int max =
+        Integer.parseInt(
+            spark
+                .conf()
+                .get(Settings.MAX_PARTITIONS, Integer.toString(Settings.MAX_PARTITIONS_DEFAULT)));
+    if (partitions < 0 || partitions > max) {
+      throw Errors.badArguments(
+          savepoint,
+          "Cannot restore onto "
+              + partitions
+              + " partitions: give 1 to "
+              + max
+              + " (each partition is a state store of its own, with files for every batch; for"
+              + " more, set "
+              + Settings.MAX_PARTITIONS
+              + ")");
+    }
   }
 
   /**

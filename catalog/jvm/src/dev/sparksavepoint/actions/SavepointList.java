@@ -32,7 +32,7 @@ public final class SavepointList {
     ArrayNode out = JSON.createArrayNode();
     try {
       FileSystem fs = root.getFileSystem(conf);
-      if (!fs.exists(root)) throw Errors.noSuchFolder(dir);
+      if (!fs.exists(root)) throw Errors.noSuchSavepointFolder(dir, true);
       List<Path> candidates = new ArrayList<>();
       if (fs.exists(SavepointManifest.file(root))) {
         candidates.add(root);

@@ -86,12 +86,21 @@ public final class Checkpoint {
    */
   public static final String CLAIM_FILE = "_savepoint/claim.json";
 
+  /**
+   * Marks a scratch checkpoint in which the tool planned a query's first batch without running
+   * it (its partitions have schema files, no state): {@code upgrade.PlannedQuery}.
+   */
+  public static final String PLANNED_FILE = "_savepoint/planned";
+
+  private Boolean planned;
+
   /** Opens a checkpoint folder, failing with an actionable error when it is not one. */
   public static Checkpoint open(String location, Configuration hadoopConf) {
     try {
       Path root = new Path(location);
       FileSystem fs = root.getFileSystem(hadoopConf);
       if (!fs.exists(root)) throw Errors.noSuchFolder(location);
+      if (fs.getFileStatus(root).isFile()) throw Errors.fileNotFolder(location);
       boolean offsets = fs.exists(new Path(root, CheckpointLog.OFFSETS));
       if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
         refuseUnfinished(location, fs, root);
@@ -323,6 +332,18 @@ public final class Checkpoint {
     return offsetMetadata(batchId).path("batchTimestampMs").asLong(-1);
   }
 
+  /** Whether this is a scratch checkpoint of a planned, never run batch ({@link #PLANNED_FILE}). */
+  public boolean planned() {
+    if (planned == null) {
+      try {
+        planned = fs.exists(new Path(root, PLANNED_FILE));
+      } catch (IOException e) {
+        planned = false;
+      }
+    }
+    return planned;
+  }
+
   /** The streaming query's id from the checkpoint's metadata file, or null. */
   public java.util.UUID queryId() {
     try {
@@ -413,30 +434,37 @@ public final class Checkpoint {
   }
 
   /**
-   * Checks that the log entries of {@code batchId} ({@code offsets/N}, {@code commits/N}) and the
-   * {@code metadata} file parse, so that a damaged file is reported by name, not as a parser
-   * trace from deep inside Spark.
+   * Checks that the log entries of {@code batchId} ({@code offsets/N}, {@code commits/N}) parse,
+   * so that a damaged file is reported by name, not as a parser trace from deep inside Spark.
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE
    */
   public void checkLogs(long batchId) {
     checkLogEntry(commitLog, CheckpointLog.COMMITS, batchId);
     checkLogEntry(offsetLog, CheckpointLog.OFFSETS, batchId);
-    Path metadata = new Path(root, "metadata");
+  }
+
+  /**
+   * Checks that the {@code metadata} file (the query id) parses: what an edit, a copy or a
+   * restart needs, a read does not.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE
+   */
+  public void checkMetadata() {
+    String damage = metadataDamage();
+    if (damage != null) throw Errors.corruptMetadata(location, new IOException(damage));
+  }
+
+  /** Why the {@code metadata} file cannot be read, or null (also when there is none). */
+  private String metadataDamage() {
     try {
-      if (fs.exists(metadata)) {
-        String text = new String(metadataFile(), StandardCharsets.UTF_8);
-        if (text.isEmpty()) throw new IOException("the file is empty");
-        JSON.readTree(text.lines().findFirst().orElse(""));
-      }
+      if (!fs.exists(new Path(root, "metadata"))) return null;
+      String text = new String(metadataFile(), StandardCharsets.UTF_8);
+      if (text.isEmpty()) return "the file is empty";
+      JSON.readTree(text.lines().findFirst().orElse(""));
+      return null;
     } catch (IOException | RuntimeException e) {
-      throw Errors.corruptFile(
-          location,
-          "metadata",
-          "the checkpoint",
-          e,
-          "Restore it from a copy"
-              + " of the checkpoint; it holds only the query id: {\"id\":\"<uuid>\"}.");
+      return Errors.firstLine(e);
     }
   }
 
@@ -463,10 +491,12 @@ public final class Checkpoint {
         // missing or unreadable: checkLogs reports it
       }
     }
-    try {
-      if (fs.exists(new Path(root, "metadata"))) metadataFile();
-    } catch (IOException e) {
-      // checkLogs reports it
+    String damage = metadataDamage();
+    if (damage != null) {
+      lines.add(
+          "metadata (the query id) is damaged ("
+              + damage
+              + "): reads work, edits are refused until `spark-savepoint repair` writes it back");
     }
     if (staleMetadataChecksum) lines.add(CheckpointLog.staleChecksumLine("metadata"));
     lines.addAll(StateReadability.warnings(this, batchId));

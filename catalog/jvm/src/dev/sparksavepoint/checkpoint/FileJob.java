@@ -36,6 +36,7 @@ public final class FileJob {
         new SerializableConfiguration(spark.sessionState().newHadoopConf());
     String base = root.toString();
     int slices = Math.max(1, Math.min(files.size(), sc.defaultParallelism() * 2));
+    CancellableJobs.interruptible(sc.sc());
     sc.setJobDescription(
         "savepoint: " + description + " (" + files.size() + " files in " + base + ")");
     try {

@@ -21,10 +21,11 @@ public final class StateReadability {
    * Refuses to read or write state of {@code op} that Spark's reader cannot read, naming why
    * (the Spark release that wrote it, the format) and what to do.
    *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_STATE_SCHEMA or
-   *     SAVEPOINT_REFUSED_BY_SPARK
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_NO_STATE_SCHEMA,
+   *     SAVEPOINT_REFUSED_BY_SPARK or SAVEPOINT_CORRUPT_FILE (a partition folder missing)
    */
   public static void check(Checkpoint ckpt, Operator op, String table, long batchId) {
+    checkPartitions(ckpt, op, table, batchId);
     if (!op.hasStateSchema()) {
       throw Errors.noStateSchema(
           ckpt.location(),
@@ -48,6 +49,31 @@ public final class StateReadability {
               + " 4.3's own state reader fails on it too (STDS_FAILED_TO_READ_STATE_SCHEMA, an"
               + " EOFException once the file is named). Rebuild the state from the query's input"
               + " with a Spark release, or read it with the build that wrote it.");
+    }
+  }
+
+  /**
+   * Refuses state with a partition folder missing: Spark's reader fails on a gap with an
+   * internal error ("No continuous partitions"), and reads a state without its last partitions
+   * as if it had fewer, silently.
+   */
+  private static void checkPartitions(Checkpoint ckpt, Operator op, String table, long batchId) {
+    if (ckpt.planned()) return; // an upgrade's scratch checkpoint: a batch planned, never run
+    Path dir = new Path(new Path(ckpt.root(), "state"), Long.toString(op.id()));
+    java.util.Set<Integer> present = new java.util.HashSet<>();
+    try {
+      for (org.apache.hadoop.fs.FileStatus status : ckpt.fileSystem().listStatus(dir)) {
+        String name = status.getPath().getName();
+        if (status.isDirectory() && name.matches("\\d{1,9}")) present.add(Integer.parseInt(name));
+      }
+    } catch (IOException e) {
+      return; // no state folder at all: the reader says what it misses
+    }
+    for (int p = 0; p < op.numPartitions(); p++) {
+      if (!present.contains(p)) {
+        throw Errors.missingPartition(
+            ckpt.location(), op.uid() + "." + table, op.id(), p, op.numPartitions(), batchId);
+      }
     }
   }
 

@@ -42,9 +42,14 @@ public final class QueryActivity {
 
   private QueryActivity() {}
 
-  /** Throws SAVEPOINT_QUERY_RUNNING or SAVEPOINT_QUERY_ALIVE when the query may run. */
+  /**
+   * The gate of every edit: throws SAVEPOINT_QUERY_RUNNING or SAVEPOINT_QUERY_ALIVE when the
+   * query may run, and SAVEPOINT_CORRUPT_FILE when the checkpoint's {@code metadata} is damaged
+   * (a restart would fail: an edit would only add to it).
+   */
   public static void check(
       SparkSession spark, Checkpoint ckpt, String uid, String state, boolean force) {
+    ckpt.checkMetadata();
     String running = runningHere(spark, ckpt);
     if (running != null) throw Errors.queryRunning(ckpt.location(), uid, state, running);
     if (force

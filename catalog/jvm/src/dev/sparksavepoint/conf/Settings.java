@@ -24,6 +24,14 @@ public final class Settings {
   /** Application: {@code true} refuses every write and DDL (a server's default). */
   public static final String READ_ONLY = "spark.savepoint.readOnly";
 
+  /**
+   * The most partitions a restore rehashes state into (default {@link #MAX_PARTITIONS_DEFAULT}):
+   * each is a state store of its own, with files for every batch.
+   */
+  public static final String MAX_PARTITIONS = "spark.savepoint.maxPartitions";
+
+  public static final int MAX_PARTITIONS_DEFAULT = 10_000;
+
   /** Internal (Hadoop conf of a read): the moved schema folder's recorded location. */
   public static final String RELOCATED_SCHEMA_FROM = "spark.savepoint.relocatedSchema.from";
 

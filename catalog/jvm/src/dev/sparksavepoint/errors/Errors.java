@@ -146,8 +146,33 @@ public final class Errors {
         "SAVEPOINT_NO_SUCH_CHECKPOINT",
         "Checkpoint folder '"
             + path
-            + "' does not exist. Point the catalog's path at a streaming"
-            + " query's checkpointLocation.");
+            + "' does not exist. Give the folder of a streaming query's checkpointLocation (or"
+            + " of a savepoint): the catalog's path, the command's argument.");
+  }
+
+  /** {@code savepoint list} or {@code dispose} of a folder that does not exist. */
+  public static RuntimeException noSuchSavepointFolder(String path, boolean listing) {
+    return analysis(
+        "SAVEPOINT_NO_SUCH_CHECKPOINT",
+        listing
+            ? "Savepoint folder '"
+                + path
+                + "' does not exist: list takes the folder that holds savepoints (each taken"
+                + " into a folder of its own below it)."
+            : "Savepoint '"
+                + path
+                + "' does not exist: there is nothing to dispose of. `spark-savepoint savepoint"
+                + " list <its parent folder>` shows the savepoints there.");
+  }
+
+  /** A file given where a checkpoint folder is expected. */
+  public static RuntimeException fileNotFolder(String path) {
+    return analysis(
+        "SAVEPOINT_NOT_A_CHECKPOINT",
+        "'"
+            + path
+            + "' is a file, not a checkpoint folder: give the folder the query's"
+            + " checkpointLocation names (it holds metadata, offsets/, commits/ and state/).");
   }
 
   public static RuntimeException notACheckpoint(String path, String found) {
@@ -355,6 +380,84 @@ public final class Errors {
             + batch
             + " cannot be read or written. "
             + remedy);
+  }
+
+  private static final java.util.regex.Pattern NEWER_LOG =
+      java.util.regex.Pattern.compile(
+          "Failed to read log file (\\S+?)\\.? \\[INVALID_LOG_VERSION[^]]*\\].*?"
+              + "maximum supported log version is (v\\d+), but encountered (v\\d+)");
+
+  /**
+   * SAVEPOINT_SPARK_VERSION when {@code cause} (or a cause of it) is Spark's refusal of a log
+   * file that a newer Spark wrote ({@code INVALID_LOG_VERSION}), naming the file; null otherwise.
+   */
+  public static RuntimeException newerLog(String path, Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      java.util.regex.Matcher m = NEWER_LOG.matcher(oneLine(t.getMessage()));
+      if (m.find()) {
+        String file = m.group(1);
+        int at = file.indexOf(new org.apache.hadoop.fs.Path(path).getName() + "/");
+        String name =
+            at < 0
+                ? file
+                : file.substring(at + new org.apache.hadoop.fs.Path(path).getName().length() + 1);
+        return analysis(
+            "SAVEPOINT_SPARK_VERSION",
+            "File "
+                + name
+                + " of checkpoint '"
+                + path
+                + "' was written by a newer Spark than this one (log version "
+                + m.group(3)
+                + "; Spark "
+                + org.apache.spark.package$.MODULE$.SPARK_VERSION()
+                + " reads up to "
+                + m.group(2)
+                + "): read the checkpoint with the Spark that wrote it, running this tool on it.");
+      }
+    }
+    return null;
+  }
+
+  /** A partition folder of an operator's state is missing. */
+  public static RuntimeException missingPartition(
+      String path, String table, long operatorId, int partition, int partitions, long batchId) {
+    return analysis(
+        "SAVEPOINT_CORRUPT_FILE",
+        "Folder state/"
+            + operatorId
+            + "/"
+            + partition
+            + " of checkpoint '"
+            + path
+            + "' is missing ("
+            + table
+            + " has "
+            + partitions
+            + " partitions, each a folder), so batch "
+            + batchId
+            + " cannot be read or written, and a restarted query fails on it too. Restore the"
+            + " folder from a copy of the checkpoint; `spark-savepoint doctor "
+            + path
+            + "` lists everything that is missing.");
+  }
+
+  /**
+   * The checkpoint's {@code metadata} file (the query id) cannot be read: edits are refused, as
+   * a restart would fail; reads need no query id.
+   */
+  public static RuntimeException corruptMetadata(String path, Throwable cause) {
+    return analysis(
+        "SAVEPOINT_CORRUPT_FILE",
+        "File metadata of checkpoint '"
+            + path
+            + "' is damaged ("
+            + firstLine(cause)
+            + "), so the checkpoint cannot be written or copied: a query restarted on it would"
+            + " fail too (reads work). Run `spark-savepoint repair "
+            + path
+            + "`, which writes back the query id this tool recorded (else a new one), or restore"
+            + " the file from a copy; it holds only the query id: {\"id\":\"<uuid>\"}.");
   }
 
   /** A transformWithState checkpoint moved away from where Spark recorded its schema files. */
@@ -726,8 +829,8 @@ public final class Errors {
             + where(path, uid, state)
             + " in this transaction: "
             + why
-            + ". The statement changed nothing; the transaction's"
-            + " other statements stay staged.");
+            + ". The statement changed nothing; the transaction's earlier statements stay"
+            + " staged while it is open.");
   }
 
   /** {@code conf} names a transaction that is not open (committed, rolled back, unknown). */

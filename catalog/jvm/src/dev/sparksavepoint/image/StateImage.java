@@ -1,5 +1,6 @@
 package dev.sparksavepoint.image;
 
+import dev.sparksavepoint.checkpoint.CancellableJobs;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ public final class StateImage {
   /** Copies every store of {@code plan}; returns what each target store partition got. */
   public static List<CopiedPartition> copy(ImagePlan plan) {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+    CancellableJobs.interruptible(sc.sc());
     List<CopiedPartition> commits = new ArrayList<>();
     try {
       for (StoreCopy copy : plan.copies()) {

@@ -39,6 +39,8 @@ public final class StateSource {
       return op.recordsWholeRowAsValue() ? withPlaceholderValue(schema(options)) : schema(options);
     } catch (Exception e) { // Spark's readers may throw Hadoop's checked exceptions
       if (Errors.isSavepointError(e)) throw e;
+      RuntimeException newer = Errors.newerLog(checkpoint, e);
+      if (newer != null) throw newer;
       String missing = MovedSchemaFiles.missingElsewhere(checkpoint, e);
       if (missing != null) throw Errors.movedCheckpoint(checkpoint, op.uid(), missing);
       throw Errors.corruptFile(
@@ -74,12 +76,26 @@ public final class StateSource {
 
   /** A scan builder of the state reader with {@code options}, for a known {@code schema}. */
   public static ScanBuilder scanBuilder(StructType schema, Map<String, String> options) {
-    return ReaderSession.run(
-        options,
-        () -> {
-          SupportsRead table =
-              (SupportsRead) new StateDataSource().getTable(schema, new Transform[0], options);
-          return table.newScanBuilder(new CaseInsensitiveStringMap(options));
-        });
+    try {
+      return ReaderSession.run(
+          options,
+          () -> {
+            SupportsRead table =
+                (SupportsRead) new StateDataSource().getTable(schema, new Transform[0], options);
+            return table.newScanBuilder(new CaseInsensitiveStringMap(options));
+          });
+    } catch (java.util.NoSuchElementException e) {
+      // Spark's None.get on the settings the batch's offsets entry should record
+      String batch = options.getOrDefault("batchId", "?");
+      throw Errors.corruptFile(
+          options.getOrDefault("path", "?"),
+          "offsets/" + batch,
+          "batch " + batch,
+          new IllegalStateException(
+              "its metadata line records no spark.sql.shuffle.partitions, which Spark's state"
+                  + " reader needs"),
+          "Run `spark-savepoint doctor` and `repair` on the checkpoint, or restore the file from"
+              + " a copy.");
+    }
   }
 }

@@ -182,6 +182,17 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
   }
 
   private static SavepointCatalog catalogFor(String function, String path) {
+    if (path == null || path.isBlank()) {
+      throw Errors.analysis(
+          "SAVEPOINT_BAD_ARGUMENTS",
+          function
+              + "('"
+              + (path == null ? "" : path)
+              + "', ...) names no checkpoint: its first argument is the folder of a streaming"
+              + " query's checkpointLocation, e.g. "
+              + function
+              + "('/data/checkpoints/orders').");
+    }
     SavepointCatalog catalog = new SavepointCatalog();
     catalog.initialize(function, new CaseInsensitiveStringMap(Map.of("path", path)));
     return catalog;

@@ -102,6 +102,11 @@ public final class PlannedQuery {
     java.nio.file.Path folder;
     try {
       folder = Files.createTempDirectory("spark-savepoint-plan-");
+      java.io.File scratch = folder.toFile();
+      // used by the caller for as long as it keeps the plan: removed when the JVM ends
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(() -> org.apache.commons.io.FileUtils.deleteQuietly(scratch)));
     } catch (IOException e) {
       throw Errors.io(old.location(), e);
     }
@@ -111,6 +116,7 @@ public final class PlannedQuery {
       Path logs = new Path(root);
       CheckpointFiles.writeNew(
           new Path(logs, CheckpointLog.OFFSETS + "/0"), old.offsetLog().bytes(last), hadoopConf);
+      CheckpointFiles.writeNew(new Path(logs, Checkpoint.PLANNED_FILE), new byte[0], hadoopConf);
       CheckpointFiles.writeNew(
           new Path(logs, CheckpointLog.COMMITS + "/0"),
           "v1\n{\"nextBatchWatermarkMs\":0}".getBytes(StandardCharsets.UTF_8),

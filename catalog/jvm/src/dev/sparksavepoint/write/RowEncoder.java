@@ -417,14 +417,24 @@ final class RowEncoder implements Serializable {
       return null;
     }
 
-    /** "user=alice, item=apple" style rendering of the key columns of a row, for messages. */
+    /**
+     * "user=alice, item=apple" style rendering of the key columns of a row, for messages: each
+     * value as {@code Dataset.show} prints it (a window as {@code {2024-01-01 10:00:00, ...}},
+     * in the session's time zone), not as Spark's internal bytes.
+     */
     String describe(InternalRow row) {
       StringBuilder out = new StringBuilder();
+      scala.Option<String> zone =
+          scala.Option.apply(org.apache.spark.sql.internal.SQLConf.get().sessionLocalTimeZone());
       for (int i = 0; i < strict; i++) {
         if (out.length() > 0) out.append(", ");
         DataType type = given.fields()[sources[i]].dataType();
         Object v = row.isNullAt(sources[i]) ? null : row.get(sources[i], type);
-        out.append(names[i]).append('=').append(v);
+        Object shown =
+            new org.apache.spark.sql.catalyst.expressions.ToPrettyString(
+                    new org.apache.spark.sql.catalyst.expressions.Literal(v, type), zone)
+                .eval(null);
+        out.append(names[i]).append('=').append(shown);
       }
       return out.toString();
     }

@@ -17,9 +17,12 @@ import org.apache.spark.sql.AnalysisException;
 
 /** The error registry in the jar, and every class {@link Errors} raises registered in it. */
 public class ErrorConditionsTest {
-  /** Factories that take the class as an argument rather than raising one of their own. */
+  /**
+   * Factories that take the class as an argument rather than raising one of their own, or raise
+   * one only when the cause is Spark's refusal ({@code newerLog}).
+   */
   private static final Set<String> PASS_THROUGH =
-      Set.of("analysis", "exception", "rejected", "rethrow");
+      Set.of("analysis", "exception", "rejected", "rethrow", "newerLog");
 
   @Test
   public void everyClassErrorsRaisesIsRegisteredWithItsSqlState() throws Exception {
@@ -63,6 +66,26 @@ public class ErrorConditionsTest {
     assertThrows(
         IllegalStateException.class,
         () -> Errors.rejected("SAVEPOINT_NOT_REGISTERED", "In a task."));
+  }
+
+  @Test
+  public void aLogOfANewerSparkIsNamedAsSuch() {
+    Exception spark =
+        new IllegalStateException(
+            "Failed to read log file file:/data/ckpt/commits/1. [INVALID_LOG_VERSION"
+                + ".MAX_SUPPORTED_VERSION] UnsupportedLogVersion. The maximum supported log"
+                + " version is v3, but encountered v99. The log file was produced by a newer"
+                + " version of Spark and cannot be read by this version.");
+    AnalysisException error =
+        assertThrows(
+            AnalysisException.class,
+            () -> Errors.newerLog("/data/ckpt", new RuntimeException("schema", spark)));
+    assertEquals("SAVEPOINT_SPARK_VERSION", error.getCondition(), "class");
+    assertContains(
+        "File commits/1 of checkpoint '/data/ckpt' was written by a newer Spark",
+        error.getMessage());
+    assertContains("(log version v99; Spark ", error.getMessage());
+    assertEquals(null, Errors.newerLog("/data/ckpt", new IOException("disk gone")), "other");
   }
 
   private static boolean isFactory(Method method) {
