@@ -156,8 +156,10 @@ def run_script(spark: SparkSession, script: str, *, dry_run: bool = False) -> st
         message = error.message.replace(STAGED, ROLLED_BACK)
         raise type(error)(message, error.error_class) from None
     finally:  # the script's USE stays the script's
-        spark.catalog.setCurrentCatalog(catalog)
-        spark.catalog.setCurrentDatabase(database)
+        if (spark.catalog.currentCatalog(), spark.catalog.currentDatabase()) != (catalog, database):
+            spark.catalog.setCurrentCatalog(catalog)
+            if database:  # a catalog's root (no namespace) is its current one when set
+                spark.catalog.setCurrentDatabase(database)
     if dry_run:
         lines.append("dry run: nothing was written")
     elif tx.report is not None:
