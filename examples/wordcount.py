@@ -74,18 +74,11 @@ def run_word_count(spark: SparkSession, events: Path, checkpoint: Path) -> dict[
 
 
 def run_example(main: Callable[[Path], None], doc: str, prefix: str) -> None:
-    """Command line of an example: ``--dir DIR`` (kept), else a temp folder removed at the end;
-    then ``main``."""
+    """Command line of an example: ``--dir DIR`` (default: a new temp folder), then ``main``."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
-    parser.add_argument("--dir", help="folder to build the checkpoint in, kept afterwards "
-                        "(default: a temp folder, removed at the end)")  # fmt: skip
+    parser.add_argument("--dir", help="folder to build the checkpoint in (default: a temp folder)")
     folder = parser.parse_args().dir
-    if folder:
-        main(Path(folder))
-        return
-    with tempfile.TemporaryDirectory(prefix=f"spark-savepoint-{prefix}-") as temporary:
-        main(Path(temporary))
-    print("\n(the checkpoint was in a temp folder, now removed: --dir DIR keeps it)")
+    main(Path(folder or tempfile.mkdtemp(prefix=f"spark-savepoint-{prefix}-")))
 
 
 def show(spark: SparkSession, sql: str) -> None:
