@@ -452,7 +452,7 @@ public final class Checkpoint {
    */
   public void checkMetadata() {
     String damage = metadataDamage();
-    if (damage != null) throw Errors.corruptMetadata(location, new IOException(damage));
+    if (damage != null) throw Errors.corruptMetadata(location, damage);
   }
 
   /** Why the {@code metadata} file cannot be read, or null (also when there is none). */

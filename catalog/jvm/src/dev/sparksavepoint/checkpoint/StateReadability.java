@@ -53,11 +53,18 @@ public final class StateReadability {
   }
 
   /**
+   * Whether an operator's partition folders ({@code state/<op>/<n>}) are those of an operator
+   * whose input is one partition (a global limit: Spark's AllTuples): only {@code 0}, though its
+   * metadata records the shuffle partition count. The catalog and the doctor count it as one.
+   */
+  public static boolean onePartition(java.util.Set<Integer> folders) {
+    return folders.equals(java.util.Set.of(0));
+  }
+
+  /**
    * Refuses state with a partition folder missing: Spark's reader fails on a gap with an
    * internal error ("No continuous partitions"), and reads a state without its last partitions
-   * as if it had fewer, silently. An operator whose input is one partition (a global limit or
-   * aggregation: Spark's AllTuples) has only {@code state/<op>/0}, though its metadata records
-   * the shuffle partition count.
+   * as if it had fewer, silently ({@link #onePartition} aside).
    */
   private static void checkPartitions(Checkpoint ckpt, Operator op, String table, long batchId) {
     if (ckpt.planned()) return; // an upgrade's scratch checkpoint: a batch planned, never run
@@ -71,7 +78,7 @@ public final class StateReadability {
     } catch (IOException e) {
       return; // no state folder at all: the reader says what it misses
     }
-    if (present.equals(java.util.Set.of(0))) return; // one partition: AllTuples (global limit)
+    if (onePartition(present)) return;
     for (int p = 0; p < op.numPartitions(); p++) {
       if (!present.contains(p)) {
         throw Errors.missingPartition(

@@ -3,11 +3,11 @@ package dev.sparksavepoint.doctor;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sparksavepoint.checkpoint.CheckpointFiles;
+import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.function.LongFunction;
@@ -59,8 +59,7 @@ final class StateChecks {
     long batch = facts.lastCommitted();
     JsonNode metadata = operatorMetadata(dir);
     TreeSet<Integer> folders = StoreFolders.partitions(tree, dir);
-    // one partition (a global limit or aggregation) though the metadata records the shuffle count
-    int partitions = folders.equals(Set.of(0)) ? 1 : partitions(op, dir, metadata);
+    int partitions = StateReadability.onePartition(folders) ? 1 : partitions(op, dir, metadata);
     List<String> stores = StoreFolders.stores(tree, dir, folders);
     boolean rocksdb = isRocksDB();
     boolean providerReported = false; // once per operator

@@ -396,11 +396,9 @@ public final class Errors {
       java.util.regex.Matcher m = NEWER_LOG.matcher(oneLine(t.getMessage()));
       if (m.find()) {
         String file = m.group(1);
-        int at = file.indexOf(new org.apache.hadoop.fs.Path(path).getName() + "/");
-        String name =
-            at < 0
-                ? file
-                : file.substring(at + new org.apache.hadoop.fs.Path(path).getName().length() + 1);
+        String folder = new org.apache.hadoop.fs.Path(path).getName() + "/";
+        int at = file.indexOf(folder);
+        String name = at < 0 ? file : file.substring(at + folder.length());
         return analysis(
             "SAVEPOINT_SPARK_VERSION",
             "File "
@@ -446,13 +444,13 @@ public final class Errors {
    * The checkpoint's {@code metadata} file (the query id) cannot be read: edits are refused, as
    * a restart would fail; reads need no query id.
    */
-  public static RuntimeException corruptMetadata(String path, Throwable cause) {
+  public static RuntimeException corruptMetadata(String path, String damage) {
     return analysis(
         "SAVEPOINT_CORRUPT_FILE",
         "File metadata of checkpoint '"
             + path
             + "' is damaged ("
-            + firstLine(cause)
+            + damage
             + "), so the checkpoint cannot be written or copied: a query restarted on it would"
             + " fail too (reads work). Run `spark-savepoint repair "
             + path
