@@ -278,9 +278,9 @@ class UnfinishedCheckpoint(SavepointError):
 
 
 class TransactionConflict(SavepointError):
-    """A statement of an edit transaction (``with edit(spark) as tx``, ``sql --atomic``) reads
-    or edits a table an earlier statement of the transaction edited (statements read the state
-    as of the transaction's batch), or edits another checkpoint."""
+    """A statement of an edit transaction (``with edit(spark) as tx``, ``sql --atomic``) edits
+    another checkpoint than the transaction's (statements on one table are no conflict: each
+    sees the ones before it, and they fold into one batch)."""
 
     error_class = "SAVEPOINT_TRANSACTION_CONFLICT"
     sql_state = "25000"

@@ -1,5 +1,5 @@
 """Several edits, one batch: the statements of a transaction are checked and run one by one
-(each sees the state as of the checkpoint's last batch N), their changes are staged, and
+(each sees the last batch N with the earlier ones' changes), their changes are staged, and
 leaving the block commits them all as batch N+1, or, on an exception, none::
 
     from spark_savepoint import edit
@@ -10,9 +10,11 @@ leaving the block commits them all as batch N+1, or, on an exception, none::
             print(planned.summary)
     print(tx.report.summary)               # ... committed as batch 8 of '/data/ckpt'
 
-A statement may neither read nor edit a table an earlier statement of the same transaction
-edited (``TransactionConflict``): edit each table once (one MERGE INTO can update, insert
-and delete). ``edit(spark, dry_run=True)`` plans the statements and commits nothing.
+Each statement sees the ones before it, as in a script: a table an earlier statement edited
+reads as batch N with the staged changes over it (also in ``INSERT ... SELECT``, UPDATE, MERGE
+and ``tx.collect(query)``), and the commit applies the statements in order, so the last change
+of a key wins. All statements edit one checkpoint (another one: ``TransactionConflict``).
+``edit(spark, dry_run=True)`` plans the statements and commits nothing.
 """
 
 from __future__ import annotations
@@ -49,14 +51,22 @@ class Transaction:
 
         Raises:
             BadArguments: not one write into a state table; nothing was run.
-            SavepointError: what the write refuses (``TransactionConflict``, ``DuplicateKey``,
-                ...); the transaction stays as it was before the statement.
+            SavepointError: what the write refuses (``DuplicateKey``, ``TransactionConflict``
+                for another checkpoint, ...); the transaction stays as it was before the
+                statement.
         """
         self._check_open()
         one_write(self.spark, statement, "a transaction")
         with bridge.savepoint_errors(), setting(self.spark, self._conf, self.id):
             self.spark.sql(statement)
         self.statements.append(statement)
+
+    def collect(self, query: str) -> list[Row]:
+        """The rows of ``query`` as the transaction's statements left the state (staged, not
+        committed), e.g. ``tx.collect("SELECT * FROM savepoint.agg_0.default")``."""
+        self._check_open()
+        with bridge.savepoint_errors(), setting(self.spark, self._conf, self.id):
+            return self.spark.sql(query).collect()
 
     def plan(self) -> list[DryRun]:
         """Per staged statement: the entries it adds, changes and removes, with samples."""
@@ -152,8 +162,9 @@ def run_script(spark: SparkSession, script: str, *, dry_run: bool = False) -> st
                 lines.append(f"{number}. {tx.statements[number - 1]}")
                 lines.append(f"  {planned.summary if dry_run else _planned(planned)}")
                 lines += [f"    {sample}" for sample in planned.samples]
-    except SavepointError as error:  # rolled back: say so instead of what stays staged
-        message = error.message.replace(STAGED, ROLLED_BACK)
+    except SavepointError as error:  # rolled back: say so (instead of what stays staged)
+        message = (error.message.replace(STAGED, ROLLED_BACK) if STAGED in error.message
+                   else f"{error.message} {ROLLED_BACK[0].upper()}{ROLLED_BACK[1:]}")  # fmt: skip
         raise type(error)(message, error.error_class) from None
     finally:  # the script's USE stays the script's
         if (spark.catalog.currentCatalog(), spark.catalog.currentDatabase()) != (catalog, database):

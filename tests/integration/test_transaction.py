@@ -23,7 +23,7 @@ from spark_savepoint.catalog.errors import (
     TransactionEnded,
 )
 from tests.support.checkpoint_files import last_batch, snapshot
-from tests.support.streaming_queries import StreamingQuery, build
+from tests.support.streaming_queries import StreamingQuery, build, restart_rows
 
 CATALOG = "tx"
 AGG = f"{CATALOG}.agg_0.default"
@@ -120,33 +120,76 @@ def test_a_failing_statement_commits_nothing(spark, query_copy) -> None:
         tx.sql(FORGET_ALICE[1])
 
 
-def test_conflicting_statements_are_refused_and_the_rest_commits(
-    spark, query_copy, checkpoints, tmp_path
-) -> None:
-    """A statement may not edit or read a table an earlier one edited, nor another checkpoint;
-    the refused statement changes nothing and the transaction goes on."""
+def event(event_id: int, user: str, amount: int, clock: str) -> dict:
+    """An input row of the two-operator query."""
+    return {"event_id": event_id, "user": user, "item": "fig", "amount": amount,
+            "ts": f"2024-01-01 {clock}:00"}  # fmt: skip
+
+
+def test_later_statements_see_earlier_ones(spark, query_copy, checkpoints, tmp_path) -> None:
+    """Statements on one table fold into one batch as a script means them: each reads the
+    state with the earlier ones' changes over it, and the last change of a key wins. Only
+    another checkpoint is refused (and the refused statement changes nothing)."""
     query = query_copy("rocksdb")
     other = checkpoints[("agg", "hdfs")].copy(tmp_path / "other")
     attach(spark, str(other.checkpoint), "tx_other")
     other_before = snapshot(other.checkpoint)
     batch = last_batch(query.checkpoint)
     with edit(spark) as tx:
-        tx.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1)")
-        with pytest.raises(TransactionConflict, match="statement 1 of this transaction edited"):
-            tx.sql(f"INSERT INTO {AGG} VALUES ('ann', 1, 1)")
-        with pytest.raises(TransactionConflict, match="agg_0.default"):
-            tx.sql(f"UPDATE {AGG} SET cnt = 5 WHERE user = 'zed'")
-        with pytest.raises(TransactionConflict, match="agg_0.default"):
-            tx.sql(f"INSERT INTO {DEDUP} SELECT length(user) FROM {AGG}")
+        tx.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1), ('ann', 1, 1)")
+        tx.sql(f"UPDATE {AGG} SET cnt = 5, total = 50 WHERE user = 'zed'")
+        tx.sql(f"DELETE FROM {AGG} WHERE user IN ('bob', 'ann')")
+        tx.sql(f"INSERT INTO {DEDUP} SELECT cnt + 90 FROM {AGG} WHERE user = 'zed'")
         with pytest.raises(TransactionConflict, match="edits checkpoint"):
             tx.sql("INSERT INTO tx_other.agg_0.default VALUES ('zed', 1, 1)")
         with pytest.raises(BadArguments, match="one INSERT, DELETE, UPDATE or MERGE"):
             tx.sql(f"SELECT * FROM {AGG}")
-        tx.sql(f"INSERT INTO {DEDUP} VALUES (99)")
-    assert last_batch(query.checkpoint) == batch + 1
-    assert ("zed", 1, 1) in rows(spark, AGG)
-    assert (99,) in rows(spark, DEDUP)
+        staged = sorted(tuple(r) for r in tx.collect(f"SELECT * FROM {AGG}"))
+        assert staged == [("alice", 2, 17), ("carol", 1, 3), ("zed", 5, 50)]
+        assert tx.collect(f"SELECT cnt FROM {AGG} WHERE user = 'ann'") == []  # no lookup
+        assert [(p.table, p.added, p.changed, p.removed) for p in tx.plan()] == [
+            ("agg_0.default", 2, 0, 0),
+            ("agg_0.default", 0, 1, 0),
+            ("agg_0.default", 0, 0, 2),
+            ("dedup_1.default", 1, 0, 0),
+        ]
+        assert last_batch(query.checkpoint) == batch
+    assert (tx.report.batch_id, last_batch(query.checkpoint)) == (batch + 1, batch + 1)
+    assert rows(spark, AGG) == [("alice", 2, 17), ("carol", 1, 3), ("zed", 5, 50)]
+    assert (95,) in rows(spark, DEDUP)
     assert snapshot(other.checkpoint) == other_before
+
+    query.add_input([event(20, "zed", 5, "10:09"), event(21, "bob", 2, "10:09"),
+                     event(95, "carol", 9, "10:09")])  # fmt: skip
+    emitted = query.run(spark)
+    assert emitted == [  # zed from the edit; bob anew; event 95 was seen (the edit)
+        {"user": "bob", "cnt": 1, "total": 2},
+        {"user": "zed", "cnt": 6, "total": 55},
+    ]
+
+
+@pytest.mark.slow
+def test_cli_atomic_script_edits_a_table_twice(spark, two_operators, tmp_path, capsys) -> None:
+    from spark_savepoint.sql_ext.cli import main
+
+    query = two_operators("hdfs").copy(tmp_path / "twice")
+    batch = last_batch(query.checkpoint)
+    script = (
+        "USE savepoint;\n"
+        "DELETE FROM agg_0.default WHERE user = 'bob';\n"
+        "INSERT INTO agg_0.default VALUES ('bob', 7, 70);\n"
+        "UPDATE agg_0.default SET total = total + 1 WHERE user = 'bob';\n"
+    )
+    assert main(["sql", str(query.checkpoint), "-e", script, "--atomic"]) == 0
+    out = capsys.readouterr().out
+    assert "    [bob]: [7,70] -> [7,71]" in out.splitlines()  # the UPDATE sees the INSERT
+    assert f"agg_0.default: 1 entry written, 0 removed: committed as batch {batch + 1}" in out
+    attach(spark, str(query.checkpoint), CATALOG)
+    assert ("bob", 7, 71) in rows(spark, AGG)
+    assert (last_edit(spark).written, last_edit(spark).removed) == (1, 0)  # bob's last change
+    emitted = query.restart(spark)
+    assert {"user": "bob", "cnt": 7, "total": 71} not in emitted  # bob has no new input
+    assert [r["user"] for r in emitted] == ["alice", "dave"]
 
 
 @pytest.mark.slow
@@ -189,6 +232,66 @@ def test_transform_with_state_variables_of_one_store_in_one_batch(spark, private
     assert len(timers) == 1
     emitted = query.restart(spark)  # the query loads the new version and runs on
     assert {row["user"] for row in emitted} == {"alice", "dave"}
+
+
+def test_statements_fold_on_transform_with_state_lists_maps_and_timers(spark, private_copy) -> None:
+    """A list appended twice holds both rows; a map entry inserted then updated, a timer
+    registered then deleted: each table as its last statement left it, and the restarted
+    query appends to the edited list."""
+    query = private_copy("tws", "rocksdb", CATALOG)
+    tws = f"{CATALOG}.tws_0"
+    with edit(spark) as tx:
+        for statement in (
+            f"INSERT INTO {tws}.history VALUES ('zed', 9)",
+            f"INSERT INTO {tws}.history VALUES ('zed', 10)",
+            f"DELETE FROM {tws}.history WHERE user = 'alice' AND amount = 10",
+            f"INSERT INTO {tws}.items VALUES ('zed', 'fig', 1)",
+            f"UPDATE {tws}.items SET count = count + 1 WHERE user = 'zed'",
+            f"INSERT INTO {tws}.timers VALUES ('zed', 1704200000000)",
+            f"DELETE FROM {tws}.timers WHERE user = 'zed'",
+        ):
+            tx.sql(statement)
+        staged = tx.collect(f"SELECT amount FROM {tws}.history WHERE user = 'zed'")
+        assert [r[0] for r in staged] == [9, 10]
+
+    def history(user: str) -> list[int]:
+        return [r[0] for r in spark.sql(
+            f"SELECT amount FROM {tws}.history WHERE user = '{user}'").collect()]  # fmt: skip
+
+    assert (history("zed"), history("alice")) == ([9, 10], [7])
+    items = spark.sql(f"SELECT item, count FROM {tws}.items WHERE user = 'zed'").collect()
+    assert [tuple(r) for r in items] == [("fig", 2)]
+    assert spark.sql(f"SELECT * FROM {tws}.timers WHERE user = 'zed'").count() == 0
+    emitted = query.restart(spark)
+    assert {row["user"] for row in emitted} == {"alice", "dave"}
+    assert history("alice") == [7, 1, 7]  # the restarted query appended to the edited list
+
+
+@pytest.mark.slow
+def test_statements_fold_on_a_join_side(spark, private_copy) -> None:
+    """Rows appended by two statements get indexes 0 and 1 of their key, a row deleted by a
+    third goes: the side's two stores stay consistent, and the restarted join sees it."""
+    query = private_copy("join", "hdfs", CATALOG)
+    left = f"{CATALOG}.join_0.left"
+    with edit(spark) as tx:
+        tx.sql(f"INSERT INTO {left} VALUES ('e', 'e', TIMESTAMP '2024-01-01 10:06:00', 5)")
+        tx.sql(f"INSERT INTO {left} VALUES ('e', 'e', TIMESTAMP '2024-01-01 10:07:00', 6)")
+        tx.sql(f"UPDATE {left} SET left_value = 60 WHERE left_value = 6")
+        tx.sql(f"DELETE FROM {left} WHERE field0 = 'c'")
+    counts = spark.table(f"{CATALOG}.join_0.left_keyToNumValues").collect()
+    values = spark.table(f"{CATALOG}.join_0.left_keyWithIndexToValue").collect()
+    assert sorted((r[0], r[1]) for r in counts) == [("a", 1), ("b", 1), ("e", 2)]
+    assert sorted((r[0], r[1], r[4]) for r in values) == [
+        ("a", 0, 1), ("b", 0, 2), ("e", 0, 5), ("e", 1, 60)
+    ]  # fmt: skip
+    query.add_input(
+        [
+            *restart_rows("join"),
+            {"side": "right", "key": "e", "ts": "2024-01-01 10:08:00", "value": 50},
+        ]
+    )
+    emitted = sorted((r["key"], r["left_value"]) for r in query.run(spark))
+    assert emitted == [("d", 4), ("e", 5), ("e", 60)]  # no c: left c is gone
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_savepoint import attach
+from spark_savepoint import attach, edit
 from tests.support.checkpoint_files import last_batch
 from tests.support.streaming_queries import build, write_file
 
@@ -30,11 +30,14 @@ def test_edited_expirations_expire_as_set(spark, tmp_path) -> None:
     batch = last_batch(query.checkpoint)
     spark.sql(f"UPDATE {COUNT} SET ttlExpirationMs = 1000 WHERE user IN ('alice', 'carol')")
     spark.sql(f"INSERT INTO {COUNT} VALUES ('zed', named_struct('count', 7L), {YEAR_2100_MS})")
-    spark.sql(f"UPDATE {ITEMS} SET ttlExpirationMs = 1000 WHERE user = 'bob'")
-    spark.sql(f"DELETE FROM {ITEMS} WHERE user = 'alice' AND item = 'pear'")
-    spark.sql(f"INSERT INTO {AMOUNTS} VALUES ('zed', named_struct('amount', 5L), 1000)")
-    spark.sql(f"DELETE FROM {AMOUNTS} WHERE user = 'bob'")
-    assert last_batch(query.checkpoint) == batch + 6
+    with edit(spark) as tx:  # two tables, each twice: one batch, each statement sees the last
+        tx.sql(f"UPDATE {ITEMS} SET ttlExpirationMs = 1000 WHERE user = 'bob'")
+        tx.sql(f"DELETE FROM {ITEMS} WHERE user = 'alice' AND item = 'pear'")
+        tx.sql(f"INSERT INTO {AMOUNTS} VALUES ('zed', named_struct('amount', 5L), 1000)")
+        tx.sql(f"DELETE FROM {AMOUNTS} WHERE user = 'bob'")
+        tx.sql(f"INSERT INTO {AMOUNTS} VALUES ('zed', named_struct('amount', 6L), 2000)")
+        tx.sql(f"DELETE FROM {AMOUNTS} WHERE user = 'zed' AND value.amount = 6")
+    assert last_batch(query.checkpoint) == batch + 3
 
     write_file(query.input_dir, [
         {"event_id": 10, "user": "alice", "item": "fig", "amount": 1, "ts": "2024-01-01 10:10:00"},

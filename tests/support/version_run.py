@@ -95,7 +95,19 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     )
     changed = StreamingQuery("dedup_agg", provider, query.root, location=str(upgraded))
     out["upgraded_run"] = [[r["user"], r["cnt"], r["total"]] for r in changed.run(spark)]
+    out["folded"] = folded(spark, "r.agg_0.default")
     return out
+
+
+def folded(spark: SparkSession, table: str) -> list[list[Any]]:
+    """Two statements on one table in one transaction: what the second saw of the first, and
+    what the commit left."""
+    erin = f"SELECT * FROM {table} WHERE user = 'erin'"
+    with sp.edit(spark) as tx:
+        tx.sql(f"INSERT INTO {table} VALUES ('erin', 1, 1)")
+        tx.sql(f"UPDATE {table} SET total = total + 1 WHERE user = 'erin'")
+        staged = [list(row) for row in tx.collect(erin)]
+    return [*staged, *rows(spark, erin)]
 
 
 def doctor(spark: SparkSession, checkpoint: Path, damaged: Path) -> dict[str, Any]:

@@ -98,6 +98,7 @@ def test_the_tool_runs_on_spark(version_run) -> None:
         after = [["alice", 100, 1000], ["carol", 1, 4], ["dave", 10, 100]]
         assert seen["after"] == after and seen["restored"] == after and seen["taken"] == 5
         assert {p for (p,) in seen["partitions"]} == {4, 5, 7}  # rehashed onto 8 partitions
+        assert seen["folded"] == [["erin", 1, 2]] * 2  # staged, then committed
         # the decisive check: the query, restarted on the restored savepoint by that Spark
         assert seen["restart"] == [["alice", 102, 1008], ["bob", 1, 5], ["dave", 11, 108]]
         # upgraded to a query with a dropDuplicates in front, which starts empty: the same

@@ -4,6 +4,7 @@ import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.read.FlatScan;
 import dev.sparksavepoint.read.FlatSchema;
+import dev.sparksavepoint.read.RowOverlay;
 import dev.sparksavepoint.read.StateScanBuilder;
 import dev.sparksavepoint.read.StateSource;
 import dev.sparksavepoint.write.EditTransaction;
@@ -197,13 +198,15 @@ public final class FlatStateTable
             Long.parseLong(properties.getOrDefault("operator_id", "-1")),
             name.substring(name.lastIndexOf('.') + 1),
             Long.parseLong(properties.getOrDefault("batch_id", "-1")));
-    EditTransaction.checkReadable(
-        org.apache.spark.sql.classic.SparkSession.active(),
-        failure.checkpoint(),
-        failure.uid(),
-        failure.operatorId(),
-        failure.state());
+    RowOverlay staged =
+        EditTransaction.stagedRows(
+            org.apache.spark.sql.classic.SparkSession.active(),
+            failure.checkpoint(),
+            failure.uid(),
+            failure.operatorId(),
+            failure.state(),
+            flat.schema());
     return new StateScanBuilder(
-        () -> StateSource.scanBuilder(flat.source(), merged), flat, name, failure, lookups);
+        () -> StateSource.scanBuilder(flat.source(), merged), flat, name, failure, lookups, staged);
   }
 }

@@ -11,19 +11,25 @@ import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.types.StructType;
 
-/** A scan of Spark's state reader whose rows are flattened ({@link FlatSchema}) in the tasks. */
+/**
+ * A scan of Spark's state reader whose rows are flattened ({@link FlatSchema}) in the tasks, with
+ * an overlay's changes over them where one is given.
+ */
 public final class FlatScan implements Scan, Batch {
   private final Scan source;
   private final FlatSchema flat;
   private final String name;
   private final ReadFailure failure;
+  private final RowOverlay overlay;
   private Batch batch;
 
-  public FlatScan(Scan source, FlatSchema flat, String name, ReadFailure failure) {
+  public FlatScan(
+      Scan source, FlatSchema flat, String name, ReadFailure failure, RowOverlay overlay) {
     this.source = source;
     this.flat = flat;
     this.name = name;
     this.failure = failure;
+    this.overlay = overlay;
   }
 
   @Override
@@ -33,7 +39,7 @@ public final class FlatScan implements Scan, Batch {
 
   @Override
   public String description() {
-    return "savepoint state " + name;
+    return "savepoint state " + name + (overlay == null ? "" : " (with staged changes)");
   }
 
   @Override
@@ -48,7 +54,7 @@ public final class FlatScan implements Scan, Batch {
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat, failure);
+    return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat, failure, overlay);
   }
 
   private Batch sourceBatch() {
@@ -81,11 +87,14 @@ public final class FlatScan implements Scan, Batch {
     private final PartitionReaderFactory source;
     private final FlatSchema flat;
     private final ReadFailure failure;
+    private final RowOverlay overlay;
 
-    FlatReaderFactory(PartitionReaderFactory source, FlatSchema flat, ReadFailure failure) {
+    FlatReaderFactory(
+        PartitionReaderFactory source, FlatSchema flat, ReadFailure failure, RowOverlay overlay) {
       this.source = source;
       this.flat = flat;
       this.failure = failure;
+      this.overlay = overlay;
     }
 
     @Override
@@ -97,26 +106,33 @@ public final class FlatScan implements Scan, Batch {
         throw failure.of(e);
       }
       UnsafeProjection projection = flat.projection();
-      return new PartitionReader<>() {
-        @Override
-        public boolean next() throws java.io.IOException {
-          try {
-            return reader.next();
-          } catch (Exception e) {
-            throw failure.of(e);
-          }
-        }
+      PartitionReader<InternalRow> rows =
+          new PartitionReader<>() {
+            @Override
+            public boolean next() throws java.io.IOException {
+              try {
+                return reader.next();
+              } catch (Exception e) {
+                throw failure.of(e);
+              }
+            }
 
-        @Override
-        public InternalRow get() {
-          return projection.apply(reader.get());
-        }
+            @Override
+            public InternalRow get() {
+              return projection.apply(reader.get());
+            }
 
-        @Override
-        public void close() throws java.io.IOException {
-          reader.close();
-        }
-      };
+            @Override
+            public void close() throws java.io.IOException {
+              reader.close();
+            }
+          };
+      if (overlay == null) return rows;
+      try {
+        return overlay.over(rows, partition, flat.readsPartition());
+      } catch (RuntimeException e) {
+        throw failure.of(e);
+      }
     }
   }
 }

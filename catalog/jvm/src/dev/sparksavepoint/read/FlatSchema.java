@@ -171,6 +171,11 @@ public final class FlatSchema implements Serializable {
     return copy;
   }
 
+  /** True when the rows {@link #projection} makes end in {@code partition_id}. */
+  public boolean readsPartition() {
+    return readsPartition;
+  }
+
   /** The columns of the rows {@link #projection} makes: the data columns, then any metadata. */
   public StructType readSchema() {
     return readsPartition ? schema().add(partitionColumn()) : schema();

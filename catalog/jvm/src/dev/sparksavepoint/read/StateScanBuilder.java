@@ -30,22 +30,28 @@ public final class StateScanBuilder
 
   private KeyPredicates.Pinned pinned;
 
+  /** Changes laid over the rows read (an edit transaction's), or null. */
+  private final RowOverlay overlay;
+
   /**
    * A scan builder over {@code source} (built only when the table is scanned) for a table from
    * {@code origin}; null {@code origin}: every read scans (a row-level command's read, which
-   * must see every row).
+   * must see every row). With {@code overlay} (not null) every read scans and returns the rows
+   * with its changes over them.
    */
   public StateScanBuilder(
       Supplier<ScanBuilder> source,
       FlatSchema flat,
       String name,
       FlatScan.ReadFailure failure,
-      TableOrigin origin) {
+      TableOrigin origin,
+      RowOverlay overlay) {
     this.source = source;
     this.flat = flat;
     this.name = name;
     this.failure = failure;
-    this.origin = origin;
+    this.origin = overlay == null ? origin : null;
+    this.overlay = overlay;
   }
 
   @Override
@@ -72,6 +78,6 @@ public final class StateScanBuilder
           KeyLookupScan.Target.of(SparkSession.active(), origin, flat.source());
       if (target != null) return new KeyLookupScan(target, flat, name, failure, pinned.keys());
     }
-    return new FlatScan(source.get().build(), flat, name, failure);
+    return new FlatScan(source.get().build(), flat, name, failure, overlay);
   }
 }

@@ -20,25 +20,29 @@ final class DryRun implements PartitionSink.Recording {
   private final StoreSpec spec;
   private final String family;
 
-  /** The state the changes are recorded against (read-only). */
+  /** The store read (released when the recording ends). */
   private final ReadStateStore reads;
+
+  /** The state the changes are recorded against: {@link #reads}, maybe with staged changes. */
+  private final StateReads view;
 
   private long added;
   private long changed;
   private long removed;
   private final List<String> samples = new ArrayList<>();
 
-  DryRun(StoreSpec spec, String family, ReadStateStore reads) {
+  DryRun(StoreSpec spec, String family, ReadStateStore reads, StateReads view) {
     this.spec = spec;
     this.family = family;
     this.reads = reads;
+    this.view = view;
   }
 
   /** A put of {@code value} under {@code key}. */
   @Override
   public void put(UnsafeRow key, UnsafeRow value, String cf) {
     if (!cf.equals(family)) return;
-    UnsafeRow before = reads.get(key, cf);
+    UnsafeRow before = view.get(key, cf);
     count(before == null, key, before == null ? null : render(before, cf), render(value, cf));
   }
 
@@ -46,7 +50,7 @@ final class DryRun implements PartitionSink.Recording {
   @Override
   public void append(UnsafeRow key, List<UnsafeRow> values, String cf) {
     if (!cf.equals(family)) return;
-    List<UnsafeRow> before = values(reads, key, cf);
+    List<UnsafeRow> before = view.values(key, cf);
     List<UnsafeRow> after = new ArrayList<>(before);
     after.addAll(values);
     count(before.isEmpty(), key, before.isEmpty() ? null : render(before, cf), render(after, cf));
@@ -56,7 +60,7 @@ final class DryRun implements PartitionSink.Recording {
   @Override
   public void putList(UnsafeRow key, List<UnsafeRow> values, String cf) {
     if (!cf.equals(family)) return;
-    List<UnsafeRow> before = values(reads, key, cf);
+    List<UnsafeRow> before = view.values(key, cf);
     count(before.isEmpty(), key, before.isEmpty() ? null : render(before, cf), render(values, cf));
   }
 
@@ -66,8 +70,8 @@ final class DryRun implements PartitionSink.Recording {
     if (!cf.equals(family)) return;
     removed++;
     boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
-    UnsafeRow before = multi ? null : reads.get(key, cf);
-    sample(key, cf, multi ? render(values(reads, key, cf), cf) : render(before, cf), null);
+    UnsafeRow before = multi ? null : view.get(key, cf);
+    sample(key, cf, multi ? render(view.values(key, cf), cf) : render(before, cf), null);
   }
 
   @Override
@@ -108,13 +112,6 @@ final class DryRun implements PartitionSink.Recording {
             + (before == null ? "(none)" : before)
             + " -> "
             + (after == null ? "(removed)" : after));
-  }
-
-  private static List<UnsafeRow> values(ReadStateStore reads, UnsafeRow key, String cf) {
-    List<UnsafeRow> values = new ArrayList<>();
-    scala.collection.Iterator<UnsafeRow> it = reads.valuesIterator(key, cf);
-    while (it.hasNext()) values.add(it.next().copy());
-    return values;
   }
 
   private String render(UnsafeRow value, String cf) {

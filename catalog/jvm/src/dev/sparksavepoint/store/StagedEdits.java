@@ -36,6 +36,22 @@ public final class StagedEdits implements PartitionSink.Recording {
   private final DryRun counts;
   private DataOutputStream out;
 
+  /**
+   * Where replayed changes go: the store partition a transaction commits
+   * ({@link StatePartition}), or the state a later statement reads ({@link StagedState}).
+   */
+  public interface Target {
+    void put(UnsafeRow key, UnsafeRow value, String cf);
+
+    void remove(UnsafeRow key, String cf);
+
+    /** Appends {@code values} to the list under {@code key}. */
+    void mergeList(UnsafeRow key, List<UnsafeRow> values, String cf);
+
+    /** Sets the list under {@code key} to exactly {@code values}. */
+    void putList(UnsafeRow key, List<UnsafeRow> values, String cf);
+  }
+
   private StagedEdits(Path file, Configuration conf, DryRun counts) {
     this.file = file;
     this.conf = conf;
@@ -129,7 +145,7 @@ public final class StagedEdits implements PartitionSink.Recording {
    *
    * @throws UncheckedIOException when the file cannot be read
    */
-  public static void replay(String path, Configuration conf, StatePartition store) {
+  static void replay(String path, Configuration conf, Target store) {
     Path file = new Path(path);
     try {
       FileSystem fs = file.getFileSystem(conf);
@@ -157,6 +173,21 @@ public final class StagedEdits implements PartitionSink.Recording {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read staged edits " + file, e);
+    }
+  }
+
+  /**
+   * Applies what the statements staged in {@code paths} (one store partition's files, in
+   * statement order) to {@code store}: the changes of one file as they were recorded, those of
+   * several folded into one change per key, the last statement's (held in memory meanwhile).
+   *
+   * @throws UncheckedIOException when a file cannot be read
+   */
+  public static void replayAll(List<String> paths, Configuration conf, Target store) {
+    if (paths.size() == 1) {
+      replay(paths.get(0), conf, store);
+    } else {
+      StagedState.of(paths, conf).applyTo(store);
     }
   }
 

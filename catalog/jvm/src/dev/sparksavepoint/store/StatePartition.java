@@ -7,8 +7,6 @@ import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
-import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -30,13 +28,19 @@ import scala.Option;
  * ({@code StateStoreProvider.createAndInit} -> {@code getStore(N+1)}), edited with
  * {@code put}/{@code remove} and committed as version N+2. Never writes files itself.
  */
-public final class StatePartition implements AutoCloseable {
+public final class StatePartition implements AutoCloseable, StagedEdits.Target {
   private final StoreSpec spec;
   private final int partition;
   private final StateStoreProvider provider;
 
   /** The store the partition reads; for writing, also the store it changes. */
   private final ReadStateStore reads;
+
+  /**
+   * What edits read: {@link #reads}, with the staged changes of a transaction's earlier
+   * statements over it for a later statement.
+   */
+  private final StateReads view;
 
   /** The store it commits; null when the partition only reads and records. */
   private final StateStore store;
@@ -53,11 +57,13 @@ public final class StatePartition implements AutoCloseable {
       StateStoreProvider provider,
       ReadStateStore reads,
       StateStore store,
-      PartitionSink sink) {
+      PartitionSink sink,
+      StateReads view) {
     this.spec = spec;
     this.partition = partition;
     this.provider = provider;
     this.reads = reads;
+    this.view = view;
     this.store = store;
     this.sink = sink;
   }
@@ -67,11 +73,17 @@ public final class StatePartition implements AutoCloseable {
    * statement of an edit transaction: the changes an edit makes are counted for {@code family}
    * (the edited one; others are Spark's bookkeeping, e.g. list counters) and reported by
    * {@link #endReadOnly}; a transaction's statement also records all of them in its staging
-   * folder {@code stagingFolder} ({@link StagedEdits}; null for a dry run). Nothing is written to
-   * the state.
+   * folder {@code stagingFolder} ({@link StagedEdits}; null for a dry run), and reads the state
+   * with the changes its transaction's earlier statements staged ({@code earlier}) over it.
+   * Nothing is written to the state.
    */
   public static StatePartition openReadOnly(
-      StoreBatch batch, StoreSpec spec, int partition, String family, String stagingFolder) {
+      StoreBatch batch,
+      StoreSpec spec,
+      int partition,
+      String family,
+      String stagingFolder,
+      StagedFiles earlier) {
     return opened(
         batch.stateLocation(),
         batch.runId(),
@@ -85,13 +97,16 @@ public final class StatePartition implements AutoCloseable {
                   CheckpointLog.stateVersion(batch.batchId()),
                   Option.apply(batch.uniqueId(spec, partition)));
           if (spec.families() != null) spec.families().register((StateStore) reads);
-          DryRun counts = new DryRun(spec, family, reads);
+          StateReads view =
+              StagedState.over(
+                  new StoredReads(reads, spec), earlier.of(spec, partition), batch.hadoopConf());
+          DryRun counts = new DryRun(spec, family, reads, view);
           PartitionSink sink =
               stagingFolder == null
                   ? counts
                   : StagedEdits.recorder(
                       stagingFolder, spec, partition, batch.hadoopConf(), counts);
-          return new StatePartition(spec, partition, provider, reads, null, sink);
+          return new StatePartition(spec, partition, provider, reads, null, sink, view);
         });
   }
 
@@ -135,7 +150,13 @@ public final class StatePartition implements AutoCloseable {
           StateStore store = Stores.writable(provider, version, uniqueId, loadEmpty, hadoopConf);
           if (spec.families() != null) spec.families().register(store);
           return new StatePartition(
-              spec, partition, provider, store, store, PartitionSink.into(store));
+              spec,
+              partition,
+              provider,
+              store,
+              store,
+              PartitionSink.into(store),
+              new StoredReads(store, spec));
         });
   }
 
@@ -158,14 +179,11 @@ public final class StatePartition implements AutoCloseable {
         hadoopConf,
         spec,
         partition,
-        provider ->
-            new StatePartition(
-                spec,
-                partition,
-                provider,
-                provider.getReadStore(version, Option.empty()),
-                null,
-                null));
+        provider -> {
+          ReadStateStore reads = provider.getReadStore(version, Option.empty());
+          return new StatePartition(
+              spec, partition, provider, reads, null, null, new StoredReads(reads, spec));
+        });
   }
 
   /**
@@ -195,7 +213,7 @@ public final class StatePartition implements AutoCloseable {
    * holds exactly this value.
    */
   public void upsert(UnsafeRow key, UnsafeRow value, String cf) {
-    UnsafeRow old = reads.get(key, cf);
+    UnsafeRow old = view.get(key, cf);
     if (old != null && old.equals(value)) return;
     put(key, value, cf);
   }
@@ -209,32 +227,25 @@ public final class StatePartition implements AutoCloseable {
 
   /** The stored value of {@code key} in column family {@code cf}, or null. */
   public UnsafeRow get(UnsafeRow key, String cf) {
-    return reads.get(key, cf);
+    return view.get(key, cf);
   }
 
   /** The values of a multi-valued (list) column family under {@code key}, copied. */
   public List<UnsafeRow> values(UnsafeRow key, String cf) {
-    List<UnsafeRow> values = new ArrayList<>();
-    scala.collection.Iterator<UnsafeRow> it = reads.valuesIterator(key, cf);
-    while (it.hasNext()) values.add(it.next().copy());
-    return values;
+    return view.values(key, cf);
   }
 
   /** Every key of column family {@code cf}, copied, each once (also for list families). */
   public List<UnsafeRow> keys(String cf) {
-    Set<UnsafeRow> keys = new LinkedHashSet<>();
-    boolean multi = spec.families() != null && spec.families().isMultiValued(cf);
-    StateStoreIterator<UnsafeRowPair> it =
-        multi ? Stores.multiValued(reads, cf) : reads.iterator(cf);
-    try {
-      while (it.hasNext()) {
-        UnsafeRow key = it.next().key();
-        if (!keys.contains(key)) keys.add(key.copy());
-      }
-    } finally {
-      it.close();
-    }
-    return new ArrayList<>(keys);
+    return view.keys(cf);
+  }
+
+  /**
+   * The keys of {@code cf} a transaction's earlier statements changed or removed (a later
+   * statement's partition); none otherwise.
+   */
+  public List<UnsafeRow> changedKeys(String cf) {
+    return view.changedKeys(cf);
   }
 
   public void put(UnsafeRow key, UnsafeRow value, String cf) {

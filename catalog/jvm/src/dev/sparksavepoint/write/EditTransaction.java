@@ -14,6 +14,7 @@ import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.store.CarryOver;
 import dev.sparksavepoint.store.PlannedChanges;
 import dev.sparksavepoint.store.StagedEdits;
+import dev.sparksavepoint.store.StagedFiles;
 import dev.sparksavepoint.store.StatePartition;
 import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
@@ -30,6 +31,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * Several statements, one batch. While the session setting
@@ -44,9 +46,11 @@ import org.apache.spark.sql.classic.SparkSession;
  * {@link #rollback}, like a failed commit, removes the staging folder: the checkpoint is as before,
  * byte for byte.
  *
- * <p>Every statement reads the state as of batch N: a statement may neither read nor edit a
- * table an earlier statement of the transaction edited (SAVEPOINT_TRANSACTION_CONFLICT; one
- * statement, e.g. a MERGE, does both). All statements edit one checkpoint.
+ * <p>Statements see the ones before them, as a user means a script: a statement that reads or
+ * edits a table an earlier statement edited reads batch N with the earlier statements' staged
+ * changes over it ({@link StagedRows} in scans, {@link StagedFiles} in its tasks), and the
+ * commit replays the statements in their order, so the last change of a key wins. All
+ * statements edit one checkpoint (another one: SAVEPOINT_TRANSACTION_CONFLICT).
  *
  * <pre>
  *   String id = EditTransaction.begin();           // Python: with edit(spark) as tx:
@@ -68,8 +72,8 @@ public final class EditTransaction {
   private Configuration hadoopConf;
   private int statements;
 
-  /** Admitted statements by edited table ({@link #tableKey}): their number. */
-  private final Map<String, Integer> edited = new HashMap<>();
+  /** The plan of a statement that staged changes, by the table it edited ({@link #tableKey}). */
+  private final Map<String, WritePlan> edited = new HashMap<>();
 
   private final List<Staged> staged = new ArrayList<>();
 
@@ -113,42 +117,66 @@ public final class EditTransaction {
   }
 
   /**
-   * Refuses a read of a table this session's transaction edited: its statements read batch N.
+   * The rows of table {@code state} of operator {@code operatorId} of {@code checkpoint} as this
+   * session's transaction left them (batch N with its statements' staged changes over it), for
+   * a table of {@code schema}; null when no statement of an open transaction changed the table.
    *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT when the table
+   *     cannot be read so (its columns are not the ones its writes take)
    */
-  public static void checkReadable(
-      SparkSession spark, String checkpoint, String uid, long operatorId, String state) {
+  public static StagedRows stagedRows(
+      SparkSession spark,
+      String checkpoint,
+      String uid,
+      long operatorId,
+      String state,
+      StructType schema) {
     EditTransaction tx = active(spark);
-    if (tx != null) tx.checkNotEdited(checkpoint, uid, operatorId, state);
+    return tx == null ? null : tx.rowsOf(spark, checkpoint, uid, operatorId, state, schema);
   }
 
-  private synchronized void checkNotEdited(String path, String uid, long operatorId, String state) {
-    Integer earlier = path.equals(checkpoint) ? edited.get(tableKey(operatorId, state)) : null;
-    if (earlier != null) {
+  private synchronized StagedRows rowsOf(
+      SparkSession spark,
+      String path,
+      String uid,
+      long operatorId,
+      String state,
+      StructType schema) {
+    WritePlan plan = path.equals(checkpoint) ? edited.get(tableKey(operatorId, state)) : null;
+    if (plan == null) return null;
+    StagedRows rows = StagedRows.of(spark, plan, schema, StagedFiles.of(changes()));
+    if (rows == null) {
       throw Errors.transactionConflict(
           path,
           uid,
           state,
-          "statement "
-              + earlier
-              + " of this"
-              + " transaction edited it, and a transaction's statements read the state as of batch "
-              + batchId
-              + ". Edit each table once per transaction (one MERGE INTO can update,"
-              + " insert and delete), or commit the transaction first");
+          "an earlier statement of this transaction edited it, and its columns cannot be read"
+              + " with the staged changes. Commit the transaction first");
     }
+    return rows;
+  }
+
+  /** Every staged change so far, in statement order. */
+  private List<PlannedChanges> changes() {
+    List<PlannedChanges> changes = new ArrayList<>();
+    for (Staged s : staged) {
+      for (PlannedChanges c : s.partitions()) {
+        if (c.stagedFile() != null) changes.add(c);
+      }
+    }
+    return changes;
   }
 
   /**
    * Admits the write {@code plan} as the transaction's next statement: it must edit the same
-   * checkpoint at the same batch as the statements before it, and a table none of them edited.
-   * Returns the folder its tasks stage their changes in.
+   * checkpoint at the same batch as the statements before it. Returns the plan staging its
+   * changes in a folder of its own and reading what the statements before it staged.
    *
-   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT,
-   *     SAVEPOINT_CONCURRENT_WRITE when the checkpoint moved on since the first statement
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT for another
+   *     checkpoint, SAVEPOINT_CONCURRENT_WRITE when the checkpoint moved on since the first
+   *     statement
    */
-  synchronized String admit(WritePlan plan) {
+  synchronized WritePlan admit(WritePlan plan) {
     if (checkpoint == null) {
       checkpoint = plan.checkpoint();
       batchId = plan.batchId();
@@ -173,14 +201,16 @@ public final class EditTransaction {
               + " was committed after this transaction began at batch "
               + batchId);
     }
-    checkNotEdited(plan.checkpoint(), plan.uid(), plan.edited().operatorId(), plan.state());
     int statement = ++statements;
-    edited.put(tableKey(plan.edited().operatorId(), plan.state()), statement);
-    return new Path(staging(), Integer.toString(statement)).toString();
+    String folder = new Path(staging(), Integer.toString(statement)).toString();
+    return plan.staged(folder, StagedFiles.of(changes()));
   }
 
   /** Records what statement {@code plan} staged (its tasks' and clears' changes). */
   synchronized void staged(WritePlan plan, List<PlannedChanges> partitions) {
+    if (partitions.stream().anyMatch(c -> c.stagedFile() != null)) {
+      edited.put(tableKey(plan.edited().operatorId(), plan.state()), plan);
+    }
     staged.add(
         new Staged(
             statementOf(plan),
@@ -192,7 +222,6 @@ public final class EditTransaction {
 
   /** Forgets a statement that failed and removes what it staged: as if it never ran. */
   synchronized void failed(WritePlan plan) {
-    edited.remove(tableKey(plan.edited().operatorId(), plan.state()));
     delete(new Path(plan.stagingFolder()));
   }
 
@@ -253,13 +282,8 @@ public final class EditTransaction {
     OPEN.remove(id);
     try {
       if (checkpoint == null) return null; // no statement
-      String tables = String.join(", ", staged.stream().map(Staged::table).toList());
-      List<PlannedChanges> changes = new ArrayList<>();
-      for (Staged s : staged) {
-        for (PlannedChanges c : s.partitions()) {
-          if (c.stagedFile() != null) changes.add(c);
-        }
-      }
+      String tables = String.join(", ", staged.stream().map(Staged::table).distinct().toList());
+      List<PlannedChanges> changes = changes();
       Checkpoint ckpt = Checkpoint.open(checkpoint, hadoopConf);
       StoreBatch plan = StoreBatch.carryOver(spark, ckpt, batchId);
       if (changes.isEmpty()) return EditReport.of(plan, tables, List.of(), false);
@@ -345,7 +369,7 @@ public final class EditTransaction {
   private static PartitionCommit replayPartition(StoreBatch plan, Replay item) {
     try (StatePartition store = StatePartition.open(plan, item.spec(), item.partition())) {
       try {
-        for (String file : item.files()) StagedEdits.replay(file, plan.hadoopConf(), store);
+        StagedEdits.replayAll(item.files(), plan.hadoopConf(), store);
         return store.commit();
       } catch (RuntimeException e) {
         store.abort();

@@ -106,7 +106,8 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   /** A store partition, read-only for a dry run or a transaction's statement. */
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition, String family) {
     return plan.readOnly()
-        ? StatePartition.openReadOnly(plan, spec, partition, family, plan.stagingFolder())
+        ? StatePartition.openReadOnly(
+            plan, spec, partition, family, plan.stagingFolder(), plan.earlier())
         : StatePartition.open(plan, spec, partition);
   }
 

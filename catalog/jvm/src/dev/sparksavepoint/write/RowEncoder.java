@@ -14,6 +14,7 @@ import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Cast;
 import org.apache.spark.sql.catalyst.expressions.CreateNamedStruct;
 import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.GetStructField;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -149,6 +150,56 @@ final class RowEncoder implements Serializable {
         entries.secondaryKey() == null ? null : project(entries.secondaryKey()),
         project(entries.value()),
         project(List.of(partition)));
+  }
+
+  /**
+   * The inverse of the encoding: a projection from a store entry, a row of {@code key} (the
+   * entry's key, of {@code keySchema}), {@code value} (of {@code valueSchema}) and the state
+   * partition, to the flat data columns of the table that shows it, then the partition when
+   * {@code withPartition}. Each column is read where the layout puts it.
+   */
+  UnsafeProjection decoder(StructType keySchema, StructType valueSchema, boolean withPartition) {
+    Entries entries =
+        layout.entries(i -> new BoundReference(i, types[i], true)); // markers: column i
+    Expression[] columns = new Expression[types.length];
+    locate(entries.entryKey(), new BoundReference(0, keySchema, false), keySchema, columns);
+    locate(entries.value(), new BoundReference(1, valueSchema, false), valueSchema, columns);
+    for (int i = 0; i < columns.length; i++) {
+      if (columns[i] == null) {
+        throw new IllegalStateException(
+            "[SAVEPOINT_INTERNAL] flat column " + names[i] + " is in no field of its store");
+      }
+    }
+    List<Expression> out = new ArrayList<>(List.of(columns));
+    if (withPartition) out.add(new BoundReference(2, DataTypes.IntegerType, false));
+    return project(out);
+  }
+
+  /** How many flat data columns the table has. */
+  int columns() {
+    return types.length;
+  }
+
+  /**
+   * Finds the column markers among {@code fields}, the fields of a struct {@code struct} of
+   * type {@code type}, and puts the expression that reads each one at its column.
+   */
+  private static void locate(
+      List<Expression> fields, Expression struct, StructType type, Expression[] columns) {
+    for (int j = 0; j < fields.size() && j < type.size(); j++) {
+      StructField field = type.fields()[j];
+      Expression read = new GetStructField(struct, j, Option.apply(field.name()));
+      Expression made = fields.get(j);
+      if (made instanceof BoundReference marker) {
+        columns[marker.ordinal()] = read;
+      } else if (made instanceof CreateNamedStruct nested
+          && field.dataType() instanceof StructType inner) {
+        List<Expression> values = new ArrayList<>();
+        List<Expression> pairs = CollectionConverters.asJava(nested.children());
+        for (int k = 1; k < pairs.size(); k += 2) values.add(pairs.get(k));
+        locate(values, read, inner, columns);
+      }
+    }
   }
 
   /** Flat column {@code flat} of an incoming row, cast to the table's type where it differs. */

@@ -4,10 +4,13 @@ import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TwsVariable;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.BoundReference;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -67,6 +70,32 @@ abstract class StateEdits {
   void attach(StatePartition second) {
     throw new IllegalStateException(
         "[SAVEPOINT_INTERNAL] " + getClass().getSimpleName() + " edits one store");
+  }
+
+  /**
+   * What a flat row of the table belongs to, as an edit changes it: its entry (the entry's
+   * key), or for kinds whose keys repeat every row of its grouping key.
+   */
+  final UnsafeRow unitOf(RowEncoder.Bound encoder, InternalRow row) {
+    UnsafeRow key = uniqueKey(encoder, row);
+    return key != null ? key : encoder.groupingKey(row);
+  }
+
+  /** The column family whose entries are the table's rows. */
+  abstract String family();
+
+  /** The units ({@link #unitOf}) a transaction's earlier statements changed in {@code store}. */
+  Collection<UnsafeRow> changedUnits(StatePartition store) {
+    return store.changedKeys(family());
+  }
+
+  /**
+   * Calls {@code entry} with each (key, value) of the edited family {@code unit} holds now: one
+   * entry per unit here.
+   */
+  void entries(StatePartition store, UnsafeRow unit, BiConsumer<UnsafeRow, UnsafeRow> entry) {
+    UnsafeRow value = store.get(unit, family());
+    if (value != null) entry.accept(unit, value);
   }
 
   /** The key no other row of the statement may give, or null when keys repeat (list rows). */
@@ -158,6 +187,12 @@ abstract class StateEdits {
       }
     }
 
+    /** Each element of the list under {@code unit}. */
+    @Override
+    void entries(StatePartition store, UnsafeRow unit, BiConsumer<UnsafeRow, UnsafeRow> entry) {
+      for (UnsafeRow element : store.values(unit, family())) entry.accept(unit, element);
+    }
+
     /** The key's rows set to exactly {@code elements}. */
     abstract void put(StatePartition store, UnsafeRow key, List<UnsafeRow> elements);
 
@@ -193,6 +228,11 @@ abstract class StateEdits {
     void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
       if (replace) store.removeAllBut(given, family);
     }
+
+    @Override
+    String family() {
+      return family;
+    }
   }
 
   /** A ListState variable and its row counter ({@code $rowCounter_<name>}). */
@@ -208,6 +248,11 @@ abstract class StateEdits {
     @Override
     List<UnsafeRow> storedKeys(StatePartition store) {
       return store.keys(family);
+    }
+
+    @Override
+    String family() {
+      return family;
     }
 
     /** As ListStateImpl.clear. */
@@ -268,6 +313,11 @@ abstract class StateEdits {
     }
 
     @Override
+    String family() {
+      return family;
+    }
+
+    @Override
     void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
       if (!replace) return;
       for (UnsafeRow key : store.keys(family)) { // as deleteTimer
@@ -292,6 +342,9 @@ abstract class StateEdits {
     /** (join key fields, index) from a JoinedRow of the join key and a one-long row. */
     private final UnsafeProjection keyWithIndex;
 
+    /** The join key fields of a (join key fields, index) row. */
+    private final UnsafeProjection joinKey;
+
     /** The position of the {@code matched} flag in a stored row, or -1 (join format 1). */
     private final int matched;
 
@@ -304,6 +357,7 @@ abstract class StateEdits {
         fields.add(new BoundReference(i, key.fields()[i].dataType(), key.fields()[i].nullable()));
       }
       this.keyWithIndex = RowEncoder.project(fields);
+      this.joinKey = RowEncoder.project(fields.subList(0, fields.size() - 1));
       StructType value = values.valueSchema();
       this.matched =
           value.size() > 0 && value.fields()[value.size() - 1].name().equals("matched")
@@ -319,6 +373,30 @@ abstract class StateEdits {
     @Override
     List<UnsafeRow> storedKeys(StatePartition store) {
       return counts.keys(DEFAULT);
+    }
+
+    @Override
+    String family() {
+      return DEFAULT;
+    }
+
+    /** The join keys whose count or rows changed. */
+    @Override
+    Collection<UnsafeRow> changedUnits(StatePartition store) {
+      Set<UnsafeRow> keys = new LinkedHashSet<>(counts.changedKeys(DEFAULT));
+      for (UnsafeRow indexed : store.changedKeys(DEFAULT)) keys.add(joinKey.apply(indexed).copy());
+      return keys;
+    }
+
+    /** The key's rows at indexes 0..n-1, each under its (key, index). */
+    @Override
+    void entries(StatePartition store, UnsafeRow unit, BiConsumer<UnsafeRow, UnsafeRow> entry) {
+      long n = numValues(unit);
+      for (long i = 0; i < n; i++) {
+        UnsafeRow key = indexed(unit, i);
+        UnsafeRow row = store.get(key, DEFAULT);
+        if (row != null) entry.accept(key, row);
+      }
     }
 
     @Override
@@ -442,6 +520,11 @@ abstract class StateEdits {
     private Long expirationOf(UnsafeRow value) {
       return value.isNullAt(expiration) ? null : value.getLong(expiration);
     }
+
+    @Override
+    String family() {
+      return family;
+    }
   }
 
   /**
@@ -472,6 +555,11 @@ abstract class StateEdits {
     @Override
     List<UnsafeRow> storedKeys(StatePartition store) {
       return store.keys(family);
+    }
+
+    @Override
+    String family() {
+      return family;
     }
 
     /** As ListStateImplWithTTL.put. */

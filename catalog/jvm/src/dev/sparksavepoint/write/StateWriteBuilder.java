@@ -60,7 +60,7 @@ public final class StateWriteBuilder implements WriteBuilder, SupportsTruncate {
         WritePlacement.resolve(
             spark, origin, plan.batchId(), encoder.groupingNames(), info.options()));
     EditTransaction transaction = plan.dryRun() ? null : EditTransaction.active(spark);
-    if (transaction != null) plan = plan.staged(transaction.admit(plan));
+    if (transaction != null) plan = transaction.admit(plan);
     return new StateWrite(plan, encoder, replace, replace && !rewrite, transaction);
   }
 }

@@ -60,7 +60,12 @@ final class UntouchedPartitions {
                 String family = item.spec().equals(plan.edited()) ? plan.editedFamily() : "";
                 try (StatePartition store =
                     StatePartition.openReadOnly(
-                        plan, item.spec(), item.partition(), family, plan.stagingFolder())) {
+                        plan,
+                        item.spec(),
+                        item.partition(),
+                        family,
+                        plan.stagingFolder(),
+                        plan.earlier())) {
                   try {
                     StateEdits.clearing(plan).finish(store, true, Set.of());
                     return store.endReadOnly();

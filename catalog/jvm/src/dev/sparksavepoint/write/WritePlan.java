@@ -13,6 +13,7 @@ import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImageTarget;
+import dev.sparksavepoint.store.StagedFiles;
 import dev.sparksavepoint.store.StoreBatch;
 import java.io.IOException;
 import java.util.List;
@@ -55,6 +56,12 @@ public final class WritePlan extends StoreBatch {
    */
   private final String stagingFolder;
 
+  /**
+   * For a statement of an edit transaction: what the transaction's earlier statements staged,
+   * which its tasks read the state with ({@link StagedFiles#NONE} otherwise).
+   */
+  private final StagedFiles earlier;
+
   /** Where a replace writes full images ({@link #withImages}); null for every other write. */
   private final ImageTarget images;
 
@@ -67,6 +74,7 @@ public final class WritePlan extends StoreBatch {
       TwsVariable variable,
       boolean dryRun,
       String stagingFolder,
+      StagedFiles earlier,
       ImageTarget images) {
     super(batch);
     this.uid = uid;
@@ -76,6 +84,7 @@ public final class WritePlan extends StoreBatch {
     this.variable = variable;
     this.dryRun = dryRun;
     this.stagingFolder = stagingFolder;
+    this.earlier = earlier;
     this.images = images;
   }
 
@@ -152,7 +161,16 @@ public final class WritePlan extends StoreBatch {
             : TwsVariable.of(ckpt.location(), op, origin, edited.families());
     recovery.notices().forEach(batch::notice);
     return new WritePlan(
-        batch, op.uid(), origin.state(), edited, counts, variable, dryRun, null, null);
+        batch,
+        op.uid(),
+        origin.state(),
+        edited,
+        counts,
+        variable,
+        dryRun,
+        null,
+        StagedFiles.NONE,
+        null);
   }
 
   private static StoreSpec findStore(List<StoreSpec> stores, Operator op, String name) {
@@ -255,9 +273,18 @@ public final class WritePlan extends StoreBatch {
     return stagingFolder;
   }
 
-  /** This write as a statement of an edit transaction staging its changes in {@code folder}. */
-  WritePlan staged(String folder) {
-    return new WritePlan(this, uid, state, edited, joinCounts, variable, dryRun, folder, images);
+  /**
+   * This write as a statement of an edit transaction staging its changes in {@code folder},
+   * reading the state with the changes {@code earlier} statements staged.
+   */
+  WritePlan staged(String folder, StagedFiles earlier) {
+    return new WritePlan(
+        this, uid, state, edited, joinCounts, variable, dryRun, folder, earlier, images);
+  }
+
+  /** What the transaction's earlier statements staged ({@link StagedFiles#NONE} if none). */
+  StagedFiles earlier() {
+    return earlier;
   }
 
   /**
@@ -281,6 +308,7 @@ public final class WritePlan extends StoreBatch {
         variable,
         dryRun,
         stagingFolder,
+        earlier,
         ImageTarget.of(spark, this, staging));
   }
 
