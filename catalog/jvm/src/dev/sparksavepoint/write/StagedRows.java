@@ -10,7 +10,6 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.spark.TaskContext;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
@@ -129,12 +128,20 @@ public record StagedRows(WritePlan plan, RowEncoder encoder, StagedFiles staged)
     return StatePartition.openReadOnly(plan, spec, partition, "", null, staged);
   }
 
-  /** The state partition a task of Spark's state reader reads. */
+  /**
+   * The state partition a task of Spark's state reader reads: its input partition's
+   * {@code partition} (Spark 3.5 to 4.3). Its place among the tasks is not it: Spark lists the
+   * partition folders in no set order.
+   */
   private static int statePartition(InputPartition input) {
     try {
       return (Integer) input.getClass().getMethod("partition").invoke(input);
-    } catch (ReflectiveOperationException e) {
-      return TaskContext.getPartitionId();
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      throw new IllegalStateException(
+          "[SAVEPOINT_INTERNAL] Spark's state reader gave a task "
+              + input.getClass().getName()
+              + ", which names no state partition",
+          e);
     }
   }
 }
