@@ -28,6 +28,7 @@ except _NotInstalled:  # imported from a source checkout that pip never installe
 if TYPE_CHECKING:  # the names for type checkers and IDEs
     from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors
     from spark_savepoint.catalog.errors import SavepointError
+    from spark_savepoint.sql_ext.diff import TableDiff, describe_diff, diff, diff_tables
     from spark_savepoint.sql_ext.doctor import Finding, Verification, verify
     from spark_savepoint.sql_ext.dry_run import DryRun, dry_run
     from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover
@@ -66,6 +67,7 @@ _EXPORTS: dict[str, str] = {
     "RepairReport": "spark_savepoint.sql_ext.repair",
     "SavepointError": "spark_savepoint.catalog.errors",
     "SavepointInfo": "spark_savepoint.sql_ext.savepoints",
+    "TableDiff": "spark_savepoint.sql_ext.diff",
     "Transaction": "spark_savepoint.sql_ext.transaction",
     "UpgradeReport": "spark_savepoint.sql_ext.upgrade",
     "Verification": "spark_savepoint.sql_ext.doctor",
@@ -73,6 +75,9 @@ _EXPORTS: dict[str, str] = {
     "bootstrap_transform_with_state": "spark_savepoint.udfs",
     "catalog_conf": "spark_savepoint.sql_ext.session",
     "create_savepoint": "spark_savepoint.sql_ext.empty",
+    "describe_diff": "spark_savepoint.sql_ext.diff",
+    "diff": "spark_savepoint.sql_ext.diff",
+    "diff_tables": "spark_savepoint.sql_ext.diff",
     "dispose_savepoint": "spark_savepoint.sql_ext.savepoints",
     "dry_run": "spark_savepoint.sql_ext.dry_run",
     "edit": "spark_savepoint.sql_ext.transaction",
@@ -108,6 +113,7 @@ __all__ = [
     "Inspection",
     "SavepointError",
     "SavepointInfo",
+    "TableDiff",
     "Transaction",
     "RepairReport",
     "UpgradeReport",
@@ -116,6 +122,9 @@ __all__ = [
     "bootstrap_transform_with_state",
     "catalog_conf",
     "create_savepoint",
+    "describe_diff",
+    "diff",
+    "diff_tables",
     "dispose_savepoint",
     "dry_run",
     "edit",

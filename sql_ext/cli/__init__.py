@@ -14,6 +14,7 @@
     spark-savepoint savepoint take|restore|list|dispose ...
     spark-savepoint upgrade check|apply <checkpoint> --query MODULE:FUNCTION ...
     spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
+    spark-savepoint diff <path> FROM [TO] [--table UID.STATE] [--rows N]
     spark-savepoint doctor <path> [--json] [--deep]   (exit 0 healthy, 1 warnings, 2 errors)
     spark-savepoint repair <path> [--dry-run] [--to-batch N] [--undo] [--force]
     spark-savepoint relocate <src> <dst> [--move] [--sink-path OLD=NEW] [--source-path OLD=NEW]
@@ -30,10 +31,10 @@ and ``--output-mode``: the query that writes a checkpoint (plain: the first chec
 
 One module per command group, each with one ``add(subparsers)`` that registers its commands
 (:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf),
-``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``doctor``
-(doctor, repair, relocate), ``serve`` (thriftserver, connect). What they share: ``options``
-(``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint paths checked before Spark starts, the
-quiet local session), ``queries`` (``--query``).
+``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``changes``
+(diff), ``doctor`` (doctor, repair, relocate), ``serve`` (thriftserver, connect). What they
+share: ``options`` (``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint paths checked before
+Spark starts, the quiet local session), ``queries`` (``--query``).
 
 Every command takes ``--verbose``: Spark's default logs, and full traces of errors. Without
 it, errors are one line (``spark-savepoint: [SAVEPOINT_X] ...``, exit code 1), Spark logs only
@@ -51,9 +52,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from spark_savepoint.catalog.bridge import savepoint_error
-from spark_savepoint.sql_ext.cli import checkpoint, doctor, inspect, savepoint, serve, sql, upgrade
+from spark_savepoint.sql_ext.cli import (
+    changes,
+    checkpoint,
+    doctor,
+    inspect,
+    savepoint,
+    serve,
+    sql,
+    upgrade,
+)
 
-COMMAND_GROUPS = (sql, checkpoint, savepoint, upgrade, inspect, doctor, serve)
+COMMAND_GROUPS = (sql, checkpoint, savepoint, upgrade, inspect, changes, doctor, serve)
 """The modules whose ``add(subparsers)`` make the command line, in the order of ``--help``."""
 
 

@@ -544,6 +544,20 @@ CASES = [
          "SAVEPOINT_NO_SUCH_STATE", r"nope"),
     Case("call_unknown_procedure", A, "CALL {c}.system.nope()",
          "SAVEPOINT_NO_SUCH_PROCEDURE", r"nope"),
+    # savepoint_diff
+    Case("diff_arity", A, "SELECT * FROM savepoint_diff('{c}.agg_0.default')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"savepoint_diff takes \(table, from \[, to\]\), got 1"),
+    Case("diff_no_such_state", A, "SELECT * FROM savepoint_diff('{c}.agg_0.nope', 0)",
+         "SAVEPOINT_NO_SUCH_STATE", r"nope"),
+    Case("diff_log_table", A, "SELECT * FROM savepoint_diff('{c}.query.batches', 0)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'.*query.batches', \.\.\.\) names no state table"),
+    Case("diff_null_point", A, "SELECT * FROM savepoint_diff('{c}.agg_0.default', NULL)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"argument 2 must be a batch id or the folder"),
+    Case("diff_batch_99", A, "SELECT * FROM savepoint_diff('{c}.agg_0.default', 0, 99)",
+         "SAVEPOINT_NO_SUCH_BATCH", r"Batch 99 .*Committed batches: 0\.\.1"),
+    Case("diff_missing_folder", A,
+         "SELECT * FROM savepoint_diff('{c}.agg_0.default', '{tmp}/nowhere')",
+         "SAVEPOINT_NO_SUCH_CHECKPOINT", r"nowhere"),
     # --atomic scripts
     Case("atomic_script_repeats_a_key", A,
          "py: run_script(spark, \"DELETE FROM {c}.agg_0.default WHERE user = 'bob'; "

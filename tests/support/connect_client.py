@@ -53,6 +53,9 @@ def reads_and_writes(spark: SparkSession) -> dict[str, Any]:
     out["version_1"] = rows(spark.sql(travel))
     batches = spark.sql("SELECT batch_id FROM savepoint.query.batches ORDER BY batch_id")
     out["batches"] = [row[0] for row in batches.collect()]
+    from spark_savepoint import diff
+
+    out["diff"] = sorted([r.change_type, r.user] for r in diff(spark, TABLE, 1).collect())
     return out
 
 

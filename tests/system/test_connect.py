@@ -62,6 +62,7 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     assert out["after"] == [["alice", 100, 1000], ["carol", 1, 3], ["dave", 10, 100]]
     assert out["version_1"] == out["before"]
     assert out["batches"] == [0, 1, 2, 3, 4]  # each edit one batch
+    assert out["diff"] == [["delete", "bob"], ["insert", "dave"], ["update", "alice"]]
     # the Python API from the client: attach, session, savepoints, table functions, UDTFs
     assert out["dedup"] == [1, 2, 3, 4]
     assert out["session_is_active"] is True

@@ -276,6 +276,7 @@ def test_spark_connect_on_spark(version_run) -> None:
     assert out["before"] == [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
     assert out["after"] == [["alice", 100, 1000], ["carol", 1, 3], ["dave", 10, 100]]
     assert out["version_1"] == out["before"] and out["batches"] == [0, 1, 2, 3, 4]
+    assert out["diff"] == [["delete", "bob"], ["insert", "dave"], ["update", "alice"]]
     assert out["dedup"] == [1, 2, 3, 4]
     assert out["taken"] == [4, 3] and out["listed"] == [[4, 3]]
     assert out["bootstrap"] == [["a", 2, 3], ["b", 1, 5]]

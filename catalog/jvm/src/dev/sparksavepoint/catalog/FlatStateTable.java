@@ -153,6 +153,15 @@ public final class FlatStateTable
     }
   }
 
+  /**
+   * The columns that tell the table's rows apart (see {@link FlatSchema#entryKeyColumns}); empty
+   * where rows repeat their key: list elements, a join side's rows.
+   */
+  public List<String> rowKeyColumns() {
+    String kind = properties.getOrDefault("state_kind", "");
+    return kind.equals("list") || kind.equals("join_side") ? List.of() : flat.entryKeyColumns();
+  }
+
   @Override
   public Map<String, String> properties() {
     return properties;

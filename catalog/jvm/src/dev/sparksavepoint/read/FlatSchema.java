@@ -204,6 +204,24 @@ public final class FlatSchema implements Serializable {
   }
 
   /**
+   * The flat columns that tell entries apart, in order: the {@link #keyColumns}, then those of a
+   * map's {@code user_map_key} and a timer's {@code expiration_timestamp_ms}; empty when the key
+   * has no columns of its own.
+   */
+  public List<String> entryKeyColumns() {
+    List<String> key = keyColumns();
+    if (key == null) return List.of();
+    List<String> out = new ArrayList<>(key);
+    for (int i = 0; i < paths.size(); i++) {
+      String top = source.fields()[paths.get(i)[0]].name();
+      if (top.equals("user_map_key") || top.equals("expiration_timestamp_ms")) {
+        out.add(fields.get(i).name());
+      }
+    }
+    return out;
+  }
+
+  /**
    * A projection from source rows to rows of {@link #readSchema} (code-generated, one per
    * reader).
    */

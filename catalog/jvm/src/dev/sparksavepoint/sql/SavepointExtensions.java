@@ -43,6 +43,7 @@ import scala.runtime.BoxedUnit;
  *   SELECT * FROM savepoint_metadata('/data/ckpt' [, batchId]);
  *   SELECT * FROM savepoint_state('/data/ckpt', 'agg_0', 'default' [, batchId]);
  *   SELECT * FROM savepoint_list('/savepoints');
+ *   SELECT * FROM savepoint_diff('savepoint.agg_0.default', 3 [, 7]);   -- see StateDiff
  * </pre>
  *
  * <p>It also widens narrower whole numbers written into state key columns ({@link WidenKeys}).
@@ -112,6 +113,27 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
                 "",
                 "built-in"),
             (Function1<Seq<Expression>, LogicalPlan>) args -> list(args)));
+    extensions.injectTableFunction(
+        new Tuple3<>(
+            FunctionIdentifier.apply(StateDiff.NAME),
+            new ExpressionInfo(
+                SavepointExtensions.class.getName(),
+                null,
+                StateDiff.NAME,
+                "_FUNC_("
+                    + StateDiff.USAGE
+                    + ") - What changed in a state table between two batches, or a batch"
+                    + " and another checkpoint or savepoint folder of the query.",
+                "",
+                "\n"
+                    + "    Examples:\n"
+                    + "      > SELECT * FROM _FUNC_('savepoint.agg_0.default', 3, 7);\n",
+                "",
+                "table_funcs",
+                "0.1.0",
+                "",
+                "built-in"),
+            (Function1<Seq<Expression>, LogicalPlan>) StateDiff::plan));
     extensions.injectResolutionRule(
         (Function1<
                 org.apache.spark.sql.SparkSession,
@@ -207,8 +229,7 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
     }
   }
 
-  private static void checkArity(
-      String function, Seq<Expression> args, int min, int max, String usage) {
+  static void checkArity(String function, Seq<Expression> args, int min, int max, String usage) {
     if (args.size() < min || args.size() > max) {
       throw Errors.analysis(
           "SAVEPOINT_BAD_ARGUMENTS",
@@ -216,7 +237,7 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
     }
   }
 
-  private static String literal(Seq<Expression> args, int index) {
+  static String literal(Seq<Expression> args, int index) {
     Expression arg = args.apply(index);
     if (!arg.foldable()) {
       throw Errors.analysis(

@@ -1,0 +1,236 @@
+package dev.sparksavepoint.sql;
+
+import dev.sparksavepoint.catalog.FlatStateTable;
+import dev.sparksavepoint.errors.Errors;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.types.IntegralType;
+import scala.collection.immutable.Seq;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * {@code savepoint_diff(table, from [, to])}: what changed in a state table between two points
+ * of its query, each a batch of the table's checkpoint (a number) or the folder of another
+ * checkpoint or savepoint of the same query (its last batch); {@code to} defaults to the table's
+ * own batch. One row per change:
+ *
+ * <ul>
+ *   <li>where entries have a key of their own (aggregations, dedup, groupsWithState, value and map
+ *       variables, timers): {@code change_type} ({@code insert}, {@code update}, {@code delete}),
+ *       the key columns, and the value columns before and after as structs {@code before} and
+ *       {@code after} (NULL where the entry is absent; no structs for a state without values);
+ *   <li>where rows repeat their key (list elements, a join side's rows): {@code change_type}
+ *       ({@code insert}, {@code delete}) and the row, each repeated row as often as its count
+ *       changed.
+ * </ul>
+ *
+ * <p>The plan is SQL over the table's own reads ({@code VERSION AS OF}, {@code savepoint_state}),
+ * resolved with the statement that calls the function: its filters reach the reads.
+ *
+ * <pre>
+ *   SELECT * FROM savepoint_diff('savepoint.agg_0.default', 3, 7);
+ *   SELECT * FROM savepoint_diff('savepoint.agg_0.default', '/savepoints/before-fix');
+ * </pre>
+ */
+final class StateDiff {
+  static final String NAME = "savepoint_diff";
+  static final String USAGE = "table, from [, to]";
+
+  private static final String IN_FROM = "`__savepoint_in_from`";
+  private static final String IN_TO = "`__savepoint_in_to`";
+
+  private final String table;
+  private final String checkpoint;
+  private final String uid;
+  private final String state;
+  private final List<String> columns;
+  private final List<String> key;
+
+  private StateDiff(String table, FlatStateTable flat) {
+    this.table = table;
+    this.checkpoint = flat.properties().get("checkpoint");
+    this.uid = flat.properties().get("uid");
+    this.state = flat.name().substring(flat.name().lastIndexOf('.') + 1);
+    this.columns = List.of(flat.schema().fieldNames());
+    this.key = flat.rowKeyColumns();
+  }
+
+  /** The (unresolved) plan of {@code savepoint_diff(args)}. */
+  static LogicalPlan plan(Seq<Expression> args) {
+    SavepointExtensions.checkArity(NAME, args, 2, 3, USAGE);
+    SparkSession spark = SparkSession.active();
+    String name = SavepointExtensions.literal(args, 0);
+    FlatStateTable table = load(spark, name);
+    StateDiff diff = new StateDiff(quoted(spark, name), table);
+    String from = diff.point(args.apply(1), 2);
+    String to =
+        args.size() > 2
+            ? diff.point(args.apply(2), 3)
+            : diff.table + " VERSION AS OF " + table.properties().get("batch_id");
+    String sql = diff.sql(from, to);
+    try {
+      return spark.sessionState().sqlParser().parsePlan(sql);
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
+      throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + NAME + " made SQL: " + sql, e);
+    }
+  }
+
+  /** The state table {@code name} names ({@code catalog.uid.state}, or {@code uid.state}). */
+  private static FlatStateTable load(SparkSession spark, String name) {
+    List<String> parts = parts(spark, name);
+    if (parts.size() == 2)
+      parts.add(0, spark.sessionState().catalogManager().currentCatalog().name());
+    Table table = null;
+    if (parts.size() == 3) {
+      CatalogPlugin catalog = catalog(spark, parts.get(0));
+      if (catalog instanceof TableCatalog tables) {
+        try {
+          table = tables.loadTable(Identifier.of(new String[] {parts.get(1)}, parts.get(2)));
+        } catch (org.apache.spark.sql.catalyst.analysis.NoSuchTableException e) {
+          throw Errors.analysis("SAVEPOINT_NO_SUCH_STATE", e.getMessage());
+        }
+      }
+    }
+    if (table instanceof FlatStateTable flat) return flat;
+    throw Errors.analysis(
+        "SAVEPOINT_BAD_ARGUMENTS",
+        NAME
+            + "('"
+            + name
+            + "', ...) names no state table: its first argument is a table"
+            + " <catalog>.<uid>.<state> of a savepoint catalog, e.g. "
+            + NAME
+            + "('savepoint.agg_0.default', 3).");
+  }
+
+  /** The catalog {@code name}, or null when there is none of that name. */
+  private static CatalogPlugin catalog(SparkSession spark, String name) {
+    try {
+      return spark.sessionState().catalogManager().catalog(name);
+    } catch (Exception e) { // CatalogNotFoundException, which Scala throws undeclared
+      return null;
+    }
+  }
+
+  private static List<String> parts(SparkSession spark, String name) {
+    try {
+      return new ArrayList<>(
+          CollectionConverters.asJava(
+              spark.sessionState().sqlParser().parseMultipartIdentifier(name == null ? "" : name)));
+    } catch (Exception e) { // ParseException: no name
+      return new ArrayList<>();
+    }
+  }
+
+  private static String quoted(SparkSession spark, String name) {
+    List<String> parts = parts(spark, name);
+    if (parts.size() == 2)
+      parts.add(0, spark.sessionState().catalogManager().currentCatalog().name());
+    return String.join(".", parts.stream().map(StateDiff::identifier).toList());
+  }
+
+  /**
+   * The rows of one point, argument {@code position}: a batch of the table's checkpoint (a
+   * number), or another checkpoint or savepoint folder of the query, read at its last batch.
+   */
+  private String point(Expression arg, int position) {
+    if (!arg.foldable() || arg.eval(null) == null) {
+      throw Errors.analysis(
+          "SAVEPOINT_BAD_ARGUMENTS",
+          NAME
+              + " takes ("
+              + USAGE
+              + "): argument "
+              + position
+              + " must be a batch id or the folder of a checkpoint or savepoint, got "
+              + arg.sql()
+              + ".");
+    }
+    String value = arg.eval(null).toString().trim();
+    if (arg.dataType() instanceof IntegralType || value.matches("\\d+")) {
+      return table + " VERSION AS OF " + value;
+    }
+    List<String> aliases = columns.stream().map(StateDiff::identifier).toList();
+    return "savepoint_state("
+        + String.join(", ", List.of(string(value), string(uid), string(state)))
+        + ") AS p("
+        + String.join(", ", aliases)
+        + ")";
+  }
+
+  private String sql(String from, String to) {
+    return key.isEmpty() ? rowsSql(from, to) : entriesSql(from, to);
+  }
+
+  /** Rows that repeat their key: the rows of each point the other does not have (EXCEPT ALL). */
+  private static String rowsSql(String from, String to) {
+    return "SELECT 'delete' AS change_type, d.* FROM (SELECT * FROM "
+        + from
+        + " EXCEPT ALL SELECT * FROM "
+        + to
+        + ") d UNION ALL SELECT 'insert' AS change_type, i.* FROM (SELECT * FROM "
+        + to
+        + " EXCEPT ALL SELECT * FROM "
+        + from
+        + ") i";
+  }
+
+  /** Entries with a key: a full outer join on the key, kept where presence or values differ. */
+  private String entriesSql(String from, String to) {
+    List<String> values = columns.stream().filter(c -> !key.contains(c)).toList();
+    List<String> select = new ArrayList<>();
+    select.add(
+        "CASE WHEN b."
+            + IN_TO
+            + " IS NULL THEN 'delete' WHEN a."
+            + IN_FROM
+            + " IS NULL THEN 'insert' ELSE 'update' END AS change_type");
+    List<String> on = new ArrayList<>();
+    for (String k : key) {
+      String c = identifier(k);
+      select.add("coalesce(a." + c + ", b." + c + ") AS " + c);
+      on.add("a." + c + " <=> b." + c);
+    }
+    String where = "a." + IN_FROM + " IS NULL OR b." + IN_TO + " IS NULL";
+    if (!values.isEmpty()) {
+      select.add("IF(a." + IN_FROM + " IS NULL, NULL, " + struct("a", values) + ") AS before");
+      select.add("IF(b." + IN_TO + " IS NULL, NULL, " + struct("b", values) + ") AS after");
+      where += " OR NOT (" + struct("a", values) + " <=> " + struct("b", values) + ")";
+    }
+    return "SELECT "
+        + String.join(", ", select)
+        + " FROM (SELECT *, true AS "
+        + IN_FROM
+        + " FROM "
+        + from
+        + ") a FULL OUTER JOIN (SELECT *, true AS "
+        + IN_TO
+        + " FROM "
+        + to
+        + ") b ON "
+        + String.join(" AND ", on)
+        + " WHERE "
+        + where;
+  }
+
+  private static String struct(String alias, List<String> values) {
+    List<String> fields = new ArrayList<>();
+    for (String v : values) fields.add(string(v) + ", " + alias + "." + identifier(v));
+    return "named_struct(" + String.join(", ", fields) + ")";
+  }
+
+  private static String identifier(String name) {
+    return "`" + name.replace("`", "``") + "`";
+  }
+
+  private static String string(String value) {
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+}

@@ -1,0 +1,97 @@
+"""What changed between two points of a query's state (``savepoint_diff``, ``diff``,
+``spark-savepoint diff``): an edit's changes, read back as inserts, updates and deletes with the
+values before and after; nothing between a batch and itself; the same against a savepoint taken
+before the edit; rows of lists, which repeat their key, as whole rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from spark_savepoint import diff, diff_tables, edit, take_savepoint
+from spark_savepoint.catalog.errors import BadArguments
+from spark_savepoint.sql_ext.cli import main
+from tests.support.checkpoint_files import last_batch
+
+CATALOG = "df"
+AGG = f"{CATALOG}.agg_0.default"
+
+
+def changes(frame) -> list[tuple]:
+    """Rows as tuples (structs as tuples too), sorted."""
+    return sorted(
+        tuple(tuple(v) if hasattr(v, "asDict") else v for v in r) for r in frame.collect()
+    )
+
+
+@pytest.fixture()
+def edited(spark, private_copy, tmp_path):
+    """A copy of the aggregation query, a savepoint of it, and one edit batch: zed inserted,
+    alice updated, bob deleted. Yields (query, batch before the edit, savepoint folder)."""
+    query = private_copy("agg", "rocksdb", CATALOG)
+    before = last_batch(query.checkpoint)
+    savepoint = tmp_path / "savepoint"
+    take_savepoint(spark, str(query.checkpoint), str(savepoint))
+    with edit(spark) as tx:
+        tx.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1)")
+        tx.sql(f"UPDATE {AGG} SET cnt = 3, total = 20 WHERE user = 'alice'")
+        tx.sql(f"DELETE FROM {AGG} WHERE user = 'bob'")
+    return query, before, savepoint
+
+
+EDIT = [
+    ("delete", "bob", (2, 10), None),
+    ("insert", "zed", None, (1, 1)),
+    ("update", "alice", (2, 17), (3, 20)),
+]
+
+
+def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
+    query, before, savepoint = edited
+    assert changes(diff(spark, AGG, before)) == sorted(EDIT)
+    assert changes(diff(spark, AGG, before, before + 1)) == sorted(EDIT)
+    assert changes(diff(spark, AGG, before + 1, before)) == sorted(
+        [
+            ("insert", "bob", None, (2, 10)),
+            ("delete", "zed", (1, 1), None),
+            ("update", "alice", (3, 20), (2, 17)),
+        ]  # fmt: skip
+    )
+    assert diff(spark, AGG, before, before).count() == 0  # a batch and itself
+    assert changes(diff(spark, AGG, str(savepoint))) == sorted(EDIT)  # a savepoint of batch N
+    sql = spark.sql(f"SELECT * FROM savepoint_diff('{AGG}', {before}) WHERE user = 'alice'")
+    assert changes(sql) == [EDIT[2]]
+    assert diff(spark, AGG, before).columns == ["change_type", "user", "before", "after"]
+
+
+def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
+    private_copy("tws", "rocksdb", CATALOG)
+    history, timers = f"{CATALOG}.tws_0.history", f"{CATALOG}.tws_0.timers"
+    before = spark.sql(f"SELECT max(batch_id) FROM {CATALOG}.query.batches").first()[0]
+    with edit(spark) as tx:
+        tx.sql(f"INSERT INTO {history} VALUES ('zed', 9), ('alice', 10)")
+        tx.sql(f"DELETE FROM {history} WHERE user = 'bob'")
+        tx.sql(f"INSERT INTO {timers} VALUES ('zed', 1704200000000)")
+    assert changes(diff(spark, history, before)) == [
+        ("delete", "bob", 5), ("delete", "bob", 5),  # bob's list held 5 twice
+        ("insert", "alice", 10), ("insert", "zed", 9),
+    ]  # fmt: skip
+    assert diff(spark, history, before).columns == ["change_type", "user", "amount"]
+    assert changes(diff(spark, timers, before)) == [("insert", "zed", 1704200000000)]
+
+
+def test_the_cli_summarizes_each_table_then_shows_changes(spark, edited, capsys) -> None:
+    query, before, _ = edited
+    tables = {t.table: t for t in diff_tables(spark, str(query.checkpoint), before)}
+    assert tables["agg_0.default"].counts == {"insert": 1, "update": 1, "delete": 1}
+    assert main(["diff", str(query.checkpoint), str(before)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[:2] == [
+        f"diff of '{query.checkpoint}' from batch {before} to the last batch:",
+        "  agg_0.default: 1 inserted, 1 updated, 1 deleted",
+    ]
+    assert "  update  user=alice  {cnt: 2, total: 17} -> {cnt: 3, total: 20}" in out
+
+
+def test_a_name_that_is_no_state_table_is_refused(spark, edited) -> None:
+    with pytest.raises(BadArguments, match="names no state table"):
+        diff(spark, "nowhere.agg_0.default", 1)
