@@ -147,6 +147,8 @@ def test_later_statements_see_earlier_ones(spark, query_copy, checkpoints, tmp_p
         staged = sorted(tuple(r) for r in tx.collect(f"SELECT * FROM {AGG}"))
         assert staged == [("alice", 2, 17), ("carol", 1, 3), ("zed", 5, 50)]
         assert tx.collect(f"SELECT cnt FROM {AGG} WHERE user = 'ann'") == []  # no lookup
+        committed = tx.collect(f"SELECT user FROM {AGG} VERSION AS OF {batch}")
+        assert sorted(r[0] for r in committed) == ["alice", "bob", "carol"]  # as committed
         assert [(p.table, p.added, p.changed, p.removed) for p in tx.plan()] == [
             ("agg_0.default", 2, 0, 0),
             ("agg_0.default", 0, 1, 0),

@@ -95,13 +95,16 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     )
     changed = StreamingQuery("dedup_agg", provider, query.root, location=str(upgraded))
     out["upgraded_run"] = [[r["user"], r["cnt"], r["total"]] for r in changed.run(spark)]
-    out["folded"] = folded(spark, "r.agg_0.default")
+    out["folded"] = folded(spark, root / provider)
     return out
 
 
-def folded(spark: SparkSession, table: str) -> list[list[Any]]:
-    """Two statements on one table in one transaction: what the second saw of the first, and
-    what the commit left."""
+def folded(spark: SparkSession, folder: Path) -> list[list[Any]]:
+    """Two statements on one table in one transaction (on a copy of the pristine checkpoint):
+    what the second saw of the first, and what the commit left."""
+    shutil.copytree(folder / "pristine", folder / "folded")
+    sp.attach(spark, str(folder / "folded"), "fo")
+    table = "fo.agg_0.default"
     erin = f"SELECT * FROM {table} WHERE user = 'erin'"
     with sp.edit(spark) as tx:
         tx.sql(f"INSERT INTO {table} VALUES ('erin', 1, 1)")

@@ -63,6 +63,9 @@ public final class FlatStateTable
   private static final Set<TableCapability> ROW_LEVEL_CAPABILITIES =
       Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
 
+  /** The property of a table read with VERSION/TIMESTAMP AS OF: the batch asked for. */
+  public static final String AS_OF = "as_of";
+
   private final String name;
   private final Map<String, String> options;
   private final FlatSchema flat;
@@ -208,13 +211,16 @@ public final class FlatStateTable
             name.substring(name.lastIndexOf('.') + 1),
             Long.parseLong(properties.getOrDefault("batch_id", "-1")));
     RowOverlay staged =
-        EditTransaction.stagedRows(
-            org.apache.spark.sql.classic.SparkSession.active(),
-            failure.checkpoint(),
-            failure.uid(),
-            failure.operatorId(),
-            failure.state(),
-            flat.schema());
+        properties.containsKey(AS_OF)
+            ? null // VERSION AS OF reads the committed batch, also inside a transaction
+            : EditTransaction.stagedRows(
+                org.apache.spark.sql.classic.SparkSession.active(),
+                failure.checkpoint(),
+                failure.uid(),
+                failure.operatorId(),
+                failure.state(),
+                failure.batchId(),
+                flat.schema());
     return new StateScanBuilder(
         () -> StateSource.scanBuilder(flat.source(), merged), flat, name, failure, lookups, staged);
   }

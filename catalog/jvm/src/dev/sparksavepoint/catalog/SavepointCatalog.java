@@ -343,6 +343,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("state_kind", op.stateKind(table, ref));
     props.put("batch_id", Long.toString(batchId));
     props.put("checkpoint", ckpt.location());
+    if (requestedBatch != null) props.put(FlatStateTable.AS_OF, Long.toString(batchId));
     StateReadability.check(ckpt, op, table, batchId);
     StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
     return FlatStateTable.create(

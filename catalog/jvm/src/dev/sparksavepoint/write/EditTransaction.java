@@ -117,9 +117,10 @@ public final class EditTransaction {
   }
 
   /**
-   * The rows of table {@code state} of operator {@code operatorId} of {@code checkpoint} as this
-   * session's transaction left them (batch N with its statements' staged changes over it), for
-   * a table of {@code schema}; null when no statement of an open transaction changed the table.
+   * The rows of table {@code state} of operator {@code operatorId} of {@code checkpoint}, read at
+   * batch {@code batchId}, as this session's transaction left them (batch N with its statements'
+   * staged changes over it), for a table of {@code schema}; null when no statement of an open
+   * transaction changed the table, or the read is of another batch (VERSION AS OF).
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_TRANSACTION_CONFLICT when the table
    *     cannot be read so (its columns are not the ones its writes take)
@@ -130,9 +131,11 @@ public final class EditTransaction {
       String uid,
       long operatorId,
       String state,
+      long batchId,
       StructType schema) {
     EditTransaction tx = active(spark);
-    return tx == null ? null : tx.rowsOf(spark, checkpoint, uid, operatorId, state, schema);
+    if (tx == null) return null;
+    return tx.rowsOf(spark, checkpoint, uid, operatorId, state, batchId, schema);
   }
 
   private synchronized StagedRows rowsOf(
@@ -141,9 +144,10 @@ public final class EditTransaction {
       String uid,
       long operatorId,
       String state,
+      long batch,
       StructType schema) {
     WritePlan plan = path.equals(checkpoint) ? edited.get(tableKey(operatorId, state)) : null;
-    if (plan == null) return null;
+    if (plan == null || batch != batchId) return null;
     StagedRows rows = StagedRows.of(spark, plan, schema, StagedFiles.of(changes()));
     if (rows == null) {
       throw Errors.transactionConflict(

@@ -129,9 +129,10 @@ public record StagedRows(WritePlan plan, RowEncoder encoder, StagedFiles staged)
   }
 
   /**
-   * The state partition a task of Spark's state reader reads: its input partition's
-   * {@code partition} (Spark 3.5 to 4.3). Its place among the tasks is not it: Spark lists the
-   * partition folders in no set order.
+   * The state partition a task of the state reader reads: its input partition's public
+   * {@code partition()} (Spark's {@code StateStoreInputPartition} on 4.0 to 4.3, the tool's own
+   * reader's on 3.5). Its place among the tasks is not it: the reader lists the partition
+   * folders in no set order.
    */
   private static int statePartition(InputPartition input) {
     try {

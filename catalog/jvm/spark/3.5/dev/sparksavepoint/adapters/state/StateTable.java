@@ -73,7 +73,7 @@ final class StateTable implements SupportsRead, Scan, Batch {
   }
 
   /** One store partition to read. */
-  record Part(StateRead read, int partition) implements InputPartition {}
+  public record Part(StateRead read, int partition) implements InputPartition {}
 
   /** Lists one store partition at the version read through Spark's own provider. */
   static final class Reader implements PartitionReader<InternalRow> {
