@@ -293,6 +293,20 @@ class TransactionEnded(SavepointError):
     sql_state = "25000"
 
 
+class NotAnEdit(SavepointError):
+    """``undo`` of a batch no edit committed (the query's own, or none was edited)."""
+
+    error_class = "SAVEPOINT_NOT_AN_EDIT"
+    sql_state = "22023"
+
+
+class UndoConflict(SavepointError):
+    """``undo`` of an edit whose keys a later batch changed again."""
+
+    error_class = "SAVEPOINT_UNDO_CONFLICT"
+    sql_state = "40001"
+
+
 class UnknownPartitioning(SavepointError):
     """A write of state that its query placed by the partitioning of its input, not by all key
     columns (offsets/N does not record

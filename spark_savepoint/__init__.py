@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the names for type checkers and IDEs
     from spark_savepoint.sql_ext.session import attach, catalog_conf, session, spark_conf
     from spark_savepoint.sql_ext.statements import split_statements
     from spark_savepoint.sql_ext.transaction import Transaction, edit
+    from spark_savepoint.sql_ext.undo import Undo, describe_undo, undo
     from spark_savepoint.sql_ext.upgrade import (
         UpgradeReport,
         upgrade_apply,
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "SavepointInfo": "spark_savepoint.sql_ext.savepoints",
     "TableDiff": "spark_savepoint.sql_ext.diff",
     "Transaction": "spark_savepoint.sql_ext.transaction",
+    "Undo": "spark_savepoint.sql_ext.undo",
     "UpgradeReport": "spark_savepoint.sql_ext.upgrade",
     "Verification": "spark_savepoint.sql_ext.doctor",
     "attach": "spark_savepoint.sql_ext.session",
@@ -76,6 +78,7 @@ _EXPORTS: dict[str, str] = {
     "catalog_conf": "spark_savepoint.sql_ext.session",
     "create_savepoint": "spark_savepoint.sql_ext.empty",
     "describe_diff": "spark_savepoint.sql_ext.diff",
+    "describe_undo": "spark_savepoint.sql_ext.undo",
     "diff": "spark_savepoint.sql_ext.diff",
     "diff_tables": "spark_savepoint.sql_ext.diff",
     "dispose_savepoint": "spark_savepoint.sql_ext.savepoints",
@@ -96,6 +99,7 @@ _EXPORTS: dict[str, str] = {
     "split_statements": "spark_savepoint.sql_ext.statements",
     "take_savepoint": "spark_savepoint.sql_ext.savepoints",
     "transform_with_state_bootstrap": "spark_savepoint.udfs",
+    "undo": "spark_savepoint.sql_ext.undo",
     "undo_repair": "spark_savepoint.sql_ext.repair",
     "upgrade_apply": "spark_savepoint.sql_ext.upgrade",
     "upgrade_check": "spark_savepoint.sql_ext.upgrade",
@@ -116,6 +120,7 @@ __all__ = [
     "TableDiff",
     "Transaction",
     "RepairReport",
+    "Undo",
     "UpgradeReport",
     "Verification",
     "attach",
@@ -123,6 +128,7 @@ __all__ = [
     "catalog_conf",
     "create_savepoint",
     "describe_diff",
+    "describe_undo",
     "diff",
     "diff_tables",
     "dispose_savepoint",
@@ -140,6 +146,7 @@ __all__ = [
     "savepoint_errors",
     "session",
     "upgrade_apply",
+    "undo",
     "undo_repair",
     "upgrade_check",
     "verify",

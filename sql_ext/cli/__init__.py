@@ -15,6 +15,7 @@
     spark-savepoint upgrade check|apply <checkpoint> --query MODULE:FUNCTION ...
     spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
     spark-savepoint diff <path> FROM [TO] [--table UID.STATE] [--rows N]
+    spark-savepoint undo <path> [--batch N] [--force] [--dry-run]
     spark-savepoint doctor <path> [--json] [--deep]   (exit 0 healthy, 1 warnings, 2 errors)
     spark-savepoint repair <path> [--dry-run] [--to-batch N] [--undo] [--force]
     spark-savepoint relocate <src> <dst> [--move] [--sink-path OLD=NEW] [--source-path OLD=NEW]
@@ -32,7 +33,7 @@ and ``--output-mode``: the query that writes a checkpoint (plain: the first chec
 One module per command group, each with one ``add(subparsers)`` that registers its commands
 (:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf),
 ``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``changes``
-(diff), ``doctor`` (doctor, repair, relocate), ``serve`` (thriftserver, connect). What they
+(diff, undo), ``doctor`` (doctor, repair, relocate), ``serve`` (thriftserver, connect). What they
 share: ``options`` (``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint paths checked before
 Spark starts, the quiet local session), ``queries`` (``--query``).
 

@@ -63,6 +63,7 @@ def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
     assert diff(spark, AGG, before).columns == ["change_type", "user", "before", "after"]
 
 
+@pytest.mark.slow
 def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
     private_copy("tws", "rocksdb", CATALOG)
     history, timers = f"{CATALOG}.tws_0.history", f"{CATALOG}.tws_0.timers"
@@ -79,6 +80,7 @@ def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
     assert changes(diff(spark, timers, before)) == [("insert", "zed", 1704200000000)]
 
 
+@pytest.mark.slow
 def test_the_cli_summarizes_each_table_then_shows_changes(spark, edited, capsys) -> None:
     query, before, _ = edited
     tables = {t.table: t for t in diff_tables(spark, str(query.checkpoint), before)}

@@ -67,7 +67,8 @@ def test_lists_the_query_log_namespaces_beside_the_operators(spark, logs) -> Non
         "SELECT table_name, key_schema FROM ql.metadata WHERE state_kind = 'operator state'"
     ).collect()
     assert [r.table_name for r in listed] == [
-        "ql.sources.offsets", "ql.sources.files", "ql.query.batches", "ql.sink.files",
+        "ql.sources.offsets", "ql.sources.files", "ql.query.batches", "ql.query.edits",
+        "ql.sink.files",
     ]  # fmt: skip
     assert listed[0].key_schema == "source_id INT,topic STRING,partition INT"
 

@@ -18,6 +18,7 @@ def test_savepoint_metadata_needs_no_catalog(spark, checkpoints) -> None:
         ("sources", "offsets", "operator state"),
         ("sources", "files", "operator state"),
         ("query", "batches", "operator state"),
+        ("query", "edits", "operator state"),
     ]
 
 

@@ -91,6 +91,7 @@ def test_metadata_calls_list_views_with_flat_typed_columns(cursor) -> None:
         ("savepoint_agg_0", "default", "VIEW"), ("savepoint_metadata", "metadata", "VIEW"),
         ("savepoint_sources", "offsets", "VIEW"), ("savepoint_sources", "files", "VIEW"),
         ("savepoint_query", "batches", "VIEW"),
+        ("savepoint_query", "edits", "VIEW"),
     }  # fmt: skip
     join = {row[2] for row in _metadata(cursor, ttypes.TGetTablesReq(schemaName="join_join_0"))}
     assert join == {
@@ -169,6 +170,7 @@ def test_metadata_view_over_jdbc(cursor) -> None:
         ("savepoint_sources.offsets", "savepoint.sources.offsets", "operator state"),
         ("savepoint_sources.files", "savepoint.sources.files", "operator state"),
         ("savepoint_query.batches", "savepoint.query.batches", "operator state"),
+        ("savepoint_query.edits", "savepoint.query.edits", "operator state"),
     ]
     cursor.execute("SELECT count(*) FROM join.metadata WHERE state_kind != 'operator state'")
     assert cursor.fetchall() == [(6,)]
@@ -198,9 +200,9 @@ def test_writes_are_refused_by_default(cursor, statement: str) -> None:
     assert "[SAVEPOINT_READ_ONLY]" in message and "--allow-writes" in message
     assert "RelationV2" not in message and "Caused by" not in message, "no plan, no trace"
     cursor.execute("SELECT count(*) FROM savepoint.metadata")
-    assert cursor.fetchall() == [(4,)]
+    assert cursor.fetchall() == [(5,)]
     cursor.execute("SELECT count(*) FROM savepoint_metadata.metadata")
-    assert cursor.fetchall() == [(4,)]
+    assert cursor.fetchall() == [(5,)]
 
 
 @pytest.mark.slow

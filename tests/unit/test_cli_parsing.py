@@ -277,7 +277,7 @@ def test_every_command_group_registers_through_one_add() -> None:
     (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(commands.choices) == [
         "sql", "conf", "create", "recover", "offsets", "savepoint", "upgrade", "inspect", "diff",
-        "doctor", "repair", "relocate", "thriftserver", "connect"]  # fmt: skip
+        "undo", "doctor", "repair", "relocate", "thriftserver", "connect"]  # fmt: skip
 
 
 def test_conf_prints_the_jar_of_the_spark_version_asked_for(capsys) -> None:

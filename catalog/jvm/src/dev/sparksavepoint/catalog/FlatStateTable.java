@@ -63,6 +63,9 @@ public final class FlatStateTable
   private static final Set<TableCapability> ROW_LEVEL_CAPABILITIES =
       Set.of(TableCapability.BATCH_READ, TableCapability.BATCH_WRITE, TableCapability.TRUNCATE);
 
+  /** The property naming the columns of the state's key, comma-separated (empty: none). */
+  public static final String KEY_COLUMNS = "key_columns";
+
   /** The property of a table read with VERSION/TIMESTAMP AS OF: the batch asked for. */
   public static final String AS_OF = "as_of";
 
@@ -125,8 +128,10 @@ public final class FlatStateTable
       TableOrigin origin) {
     Map<String, String> props = new HashMap<>(properties);
     props.put("statestore.options", options.toString());
-    return new FlatStateTable(
-        name, options, new FlatSchema(source, valueNames), props, origin, false);
+    FlatSchema flat = new FlatSchema(source, valueNames);
+    List<String> key = flat.keyColumns();
+    props.put(KEY_COLUMNS, key == null ? "" : String.join(",", key));
+    return new FlatStateTable(name, options, flat, props, origin, false);
   }
 
   @Override

@@ -18,6 +18,7 @@ import org.apache.spark.sql.types.StructType;
  *   <li>{@code sources.offsets}, {@code sources.files}: source positions, a file source's seen
  *       files ({@link SourceOffsetsTable}, {@link SourceFilesTable});
  *   <li>{@code query.batches}: batch metadata and watermarks ({@link BatchesTable});
+ *   <li>{@code query.edits}: the batches edits committed ({@link EditsTable});
  *   <li>{@code sink.files}: a file sink's log, when the catalog's {@code sink} option names its
  *       output folder ({@link SinkFilesTable}).
  * </ul>
@@ -29,7 +30,7 @@ final class QueryLogTables {
   static {
     TABLES.put(
         SourceOffsetsTable.NAMESPACE, List.of(SourceOffsetsTable.NAME, SourceFilesTable.NAME));
-    TABLES.put(BatchesTable.NAMESPACE, List.of(BatchesTable.NAME));
+    TABLES.put(BatchesTable.NAMESPACE, List.of(BatchesTable.NAME, EditsTable.NAME));
     TABLES.put(SinkFilesTable.NAMESPACE, List.of(SinkFilesTable.NAME));
   }
 
@@ -75,6 +76,7 @@ final class QueryLogTables {
             "source_id",
             "path"));
     listed.add(split(BatchesTable.NAMESPACE, BatchesTable.NAME, BatchesTable.SCHEMA, "batch_id"));
+    listed.add(split(BatchesTable.NAMESPACE, EditsTable.NAME, EditsTable.SCHEMA, "batch_id"));
     if (sink) {
       listed.add(
           split(
@@ -102,7 +104,7 @@ final class QueryLogTables {
   static String comment(String ns) {
     return switch (ns) {
       case SourceOffsetsTable.NAMESPACE -> "source positions and a file source's seen files";
-      case BatchesTable.NAMESPACE -> "batches: timestamps, watermarks, recorded confs";
+      case BatchesTable.NAMESPACE -> "batches: timestamps, watermarks, recorded confs; edits";
       default -> "the file sink's log (which batch wrote which files)";
     };
   }
@@ -133,6 +135,7 @@ final class QueryLogTables {
       case "sources.offsets" -> new SourceOffsetsTable(catalog, ckpt, batchId);
       case "sources.files" -> new SourceFilesTable(catalog, ckpt, batchId);
       case "query.batches" -> new BatchesTable(catalog, ckpt, requested, batchId);
+      case "query.edits" -> new EditsTable(catalog, ckpt, batchId);
       default -> {
         if (sink == null) throw Errors.noSinkLog(ckpt.location(), null, catalog);
         yield new SinkFilesTable(catalog, ckpt.location(), sink, requested);
