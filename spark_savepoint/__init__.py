@@ -28,7 +28,13 @@ except _NotInstalled:  # imported from a source checkout that pip never installe
 if TYPE_CHECKING:  # the names for type checkers and IDEs
     from spark_savepoint.catalog.bridge import savepoint_error, savepoint_errors
     from spark_savepoint.catalog.errors import SavepointError
-    from spark_savepoint.sql_ext.diff import TableDiff, describe_diff, diff, diff_tables
+    from spark_savepoint.sql_ext.diff import (
+        TableDiff,
+        changes,
+        describe_diff,
+        diff,
+        diff_tables,
+    )
     from spark_savepoint.sql_ext.doctor import Finding, Verification, verify
     from spark_savepoint.sql_ext.dry_run import DryRun, dry_run
     from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover
@@ -76,6 +82,7 @@ _EXPORTS: dict[str, str] = {
     "attach": "spark_savepoint.sql_ext.session",
     "bootstrap_transform_with_state": "spark_savepoint.udfs",
     "catalog_conf": "spark_savepoint.sql_ext.session",
+    "changes": "spark_savepoint.sql_ext.diff",
     "create_savepoint": "spark_savepoint.sql_ext.empty",
     "describe_diff": "spark_savepoint.sql_ext.diff",
     "describe_undo": "spark_savepoint.sql_ext.undo",
@@ -126,6 +133,7 @@ __all__ = [
     "attach",
     "bootstrap_transform_with_state",
     "catalog_conf",
+    "changes",
     "create_savepoint",
     "describe_diff",
     "describe_undo",

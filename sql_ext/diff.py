@@ -1,11 +1,13 @@
 """What changed in a query's state between two points: two batches of its checkpoint, or a
-batch and another checkpoint or savepoint folder of the same query. The SQL table function
-``savepoint_diff(table, from [, to])`` does the work (also over Spark Connect and the Thrift
-server); this module gives it to Python and the command line::
+batch and another checkpoint or savepoint folder of the same query; and the change feed, what
+each batch changed. The SQL table functions ``savepoint_diff(table, from [, to])`` and
+``savepoint_changes(table, from [, to])`` do the work (also over Spark Connect and the Thrift
+server); this module gives them to Python and the command line::
 
-    from spark_savepoint import diff
-    diff(spark, "savepoint.agg_0.default", 3, 7).show()   # change_type, key, before, after
-    print(describe_diff(spark, "/data/ckpt", 3))          # every table: a summary, then rows
+    from spark_savepoint import changes, diff
+    diff(spark, "savepoint.agg_0.default", 3, 7).show()     # change_type, key, before, after
+    changes(spark, "savepoint.agg_0.default", 3, 7).show()  # batch_id, change_type, row, ...
+    print(describe_diff(spark, "/data/ckpt", 3))            # every table: a summary, then rows
 
 ``change_type`` is ``insert``, ``update`` or ``delete``; ``before`` and ``after`` hold the value
 columns (NULL where the entry is absent). Rows of lists and join sides, which repeat their key,
@@ -36,10 +38,26 @@ def diff(spark: SparkSession, table: str, from_: Point, to: Point | None = None)
 
     >>> diff(spark, "savepoint.agg_0.default", 1).where("change_type = 'delete'")  # doctest: +SKIP
     """
+    return _call(spark, "savepoint_diff", table, from_, to)
+
+
+def changes(spark: SparkSession, table: str, from_: int, to: int | None = None) -> DataFrame:
+    """The change feed of state table ``table``: what each batch from ``from_`` to ``to``
+    (default: the table's current batch) changed, as ``savepoint_changes`` returns it
+    (``batch_id``, ``change_type``, the row after the change, ``partition_id``).
+
+    >>> changes(spark, "savepoint.agg_0.default", 5).where("user = 'alice'")  # doctest: +SKIP
+    """
+    return _call(spark, "savepoint_changes", table, from_, to)
+
+
+def _call(
+    spark: SparkSession, function: str, table: str, from_: Point, to: Point | None
+) -> DataFrame:
     points = {"table": table, "from": from_, **({} if to is None else {"to": to})}
     markers = ", ".join(f":{name}" for name in points)
     with savepoint_errors():
-        return spark.sql(f"SELECT * FROM savepoint_diff({markers})", args=points)
+        return spark.sql(f"SELECT * FROM {function}({markers})", args=points)
 
 
 @dataclass(frozen=True)

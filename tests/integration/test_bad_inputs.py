@@ -558,6 +558,11 @@ CASES = [
     Case("diff_missing_folder", A,
          "SELECT * FROM savepoint_diff('{c}.agg_0.default', '{tmp}/nowhere')",
          "SAVEPOINT_NO_SUCH_CHECKPOINT", r"nowhere"),
+    Case("changes_reversed_range", A, "SELECT * FROM savepoint_changes('{c}.agg_0.default', 1, 0)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"names no range of at most 100 batches"),
+    Case("changes_folder_point", A,
+         "SELECT * FROM savepoint_changes('{c}.agg_0.default', '{tmp}/sp')",
+         "SAVEPOINT_BAD_ARGUMENTS", r"argument 2 must be a batch id"),
     # --atomic scripts
     Case("atomic_script_repeats_a_key", A,
          "py: run_script(spark, \"DELETE FROM {c}.agg_0.default WHERE user = 'bob'; "

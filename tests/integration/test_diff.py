@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_savepoint import diff, diff_tables, edit, take_savepoint
+from spark_savepoint import changes, diff, diff_tables, edit, take_savepoint
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import last_batch
@@ -16,7 +16,7 @@ CATALOG = "df"
 AGG = f"{CATALOG}.agg_0.default"
 
 
-def changes(frame) -> list[tuple]:
+def changed_rows(frame) -> list[tuple]:
     """Rows as tuples (structs as tuples too), sorted."""
     return sorted(
         tuple(tuple(v) if hasattr(v, "asDict") else v for v in r) for r in frame.collect()
@@ -47,9 +47,9 @@ EDIT = [
 
 def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
     query, before, savepoint = edited
-    assert changes(diff(spark, AGG, before)) == sorted(EDIT)
-    assert changes(diff(spark, AGG, before, before + 1)) == sorted(EDIT)
-    assert changes(diff(spark, AGG, before + 1, before)) == sorted(
+    assert changed_rows(diff(spark, AGG, before)) == sorted(EDIT)
+    assert changed_rows(diff(spark, AGG, before, before + 1)) == sorted(EDIT)
+    assert changed_rows(diff(spark, AGG, before + 1, before)) == sorted(
         [
             ("insert", "bob", None, (2, 10)),
             ("delete", "zed", (1, 1), None),
@@ -57,9 +57,9 @@ def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
         ]  # fmt: skip
     )
     assert diff(spark, AGG, before, before).count() == 0  # a batch and itself
-    assert changes(diff(spark, AGG, str(savepoint))) == sorted(EDIT)  # a savepoint of batch N
+    assert changed_rows(diff(spark, AGG, str(savepoint))) == sorted(EDIT)  # a savepoint of batch N
     sql = spark.sql(f"SELECT * FROM savepoint_diff('{AGG}', {before}) WHERE user = 'alice'")
-    assert changes(sql) == [EDIT[2]]
+    assert changed_rows(sql) == [EDIT[2]]
     assert diff(spark, AGG, before).columns == ["change_type", "user", "before", "after"]
 
 
@@ -72,12 +72,18 @@ def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
         tx.sql(f"INSERT INTO {history} VALUES ('zed', 9), ('alice', 10)")
         tx.sql(f"DELETE FROM {history} WHERE user = 'bob'")
         tx.sql(f"INSERT INTO {timers} VALUES ('zed', 1704200000000)")
-    assert changes(diff(spark, history, before)) == [
+    assert changed_rows(diff(spark, history, before)) == [
         ("delete", "bob", 5), ("delete", "bob", 5),  # bob's list held 5 twice
         ("insert", "alice", 10), ("insert", "zed", 9),
     ]  # fmt: skip
     assert diff(spark, history, before).columns == ["change_type", "user", "amount"]
-    assert changes(diff(spark, timers, before)) == [("insert", "zed", 1704200000000)]
+    assert changed_rows(diff(spark, timers, before)) == [("insert", "zed", 1704200000000)]
+    feed = changes(spark, history, before + 1)
+    assert feed.columns == ["batch_id", "change_type", "user", "amount", "partition_id"]
+    assert sorted(tuple(r)[:4] for r in feed.collect()) == [
+        (before + 1, "delete", "bob", 5), (before + 1, "delete", "bob", 5),
+        (before + 1, "insert", "alice", 10), (before + 1, "insert", "zed", 9),
+    ]  # fmt: skip
 
 
 @pytest.mark.slow
@@ -97,3 +103,32 @@ def test_the_cli_summarizes_each_table_then_shows_changes(spark, edited, capsys)
 def test_a_name_that_is_no_state_table_is_refused(spark, edited) -> None:
     with pytest.raises(BadArguments, match="names no state table"):
         diff(spark, "nowhere.agg_0.default", 1)
+
+
+def test_the_change_feed_is_what_each_batch_changed(spark, private_copy) -> None:
+    query = private_copy("agg", "rocksdb", CATALOG)
+    first = last_batch(query.checkpoint) + 1
+    spark.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1)")
+    spark.sql(f"UPDATE {AGG} SET cnt = 3, total = 20 WHERE user = 'alice'")
+    spark.sql(f"DELETE FROM {AGG} WHERE user = 'bob'")
+    feed = changes(spark, AGG, first)
+    assert feed.columns == ["batch_id", "change_type", "user", "cnt", "total", "partition_id"]
+    assert sorted(tuple(r)[:5] for r in feed.collect()) == [
+        (first, "insert", "zed", 1, 1),
+        (first + 1, "update", "alice", 3, 20),
+        (first + 2, "delete", "bob", None, None),
+    ]
+    placed = {
+        r.user: r.partition_id for r in spark.sql(f"SELECT user, partition_id FROM {AGG}").collect()
+    }
+    assert {r.user: r.partition_id for r in feed.where("change_type != 'delete'").collect()} == {
+        u: p for u, p in placed.items() if u in ("zed", "alice")
+    }
+    assert sorted(tuple(r)[:5] for r in changes(spark, AGG, 0, 1).collect()) == [
+        (0, "insert", "alice", 2, 17), (0, "insert", "bob", 1, 5),  # batch 0: all inserted
+        (1, "insert", "carol", 1, 3), (1, "update", "bob", 2, 10),
+    ]  # fmt: skip
+    alice = spark.sql(f"SELECT batch_id FROM savepoint_changes('{AGG}', 0) WHERE user = 'alice'")
+    assert sorted(r[0] for r in alice.collect()) == [0, first + 1]
+    with pytest.raises(BadArguments, match="at most 100 batches"):
+        changes(spark, AGG, 5, 1)

@@ -44,6 +44,7 @@ import scala.runtime.BoxedUnit;
  *   SELECT * FROM savepoint_state('/data/ckpt', 'agg_0', 'default' [, batchId]);
  *   SELECT * FROM savepoint_list('/savepoints');
  *   SELECT * FROM savepoint_diff('savepoint.agg_0.default', 3 [, 7]);   -- see StateDiff
+ *   SELECT * FROM savepoint_changes('savepoint.agg_0.default', 3 [, 7]); -- see StateChanges
  * </pre>
  *
  * <p>It also widens narrower whole numbers written into state key columns ({@link WidenKeys}).
@@ -63,77 +64,42 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
 
   @Override
   public BoxedUnit apply(SparkSessionExtensions extensions) {
-    extensions.injectTableFunction(
-        new Tuple3<>(
-            FunctionIdentifier.apply(METADATA),
-            new ExpressionInfo(
-                SavepointExtensions.class.getName(),
-                null,
-                METADATA,
-                "_FUNC_(path [, batchId]) - One row per state table of the streaming checkpoint.",
-                "",
-                "\n    Examples:\n      > SELECT uid, state FROM _FUNC_('/data/ckpt');\n",
-                "",
-                "table_funcs",
-                "0.1.0",
-                "",
-                "built-in"),
-            (Function1<Seq<Expression>, LogicalPlan>) args -> metadata(args)));
-    extensions.injectTableFunction(
-        new Tuple3<>(
-            FunctionIdentifier.apply(STATE),
-            new ExpressionInfo(
-                SavepointExtensions.class.getName(),
-                null,
-                STATE,
-                "_FUNC_(path, uid, state [, batchId]) - The flat rows of one state.",
-                "",
-                "\n"
-                    + "    Examples:\n"
-                    + "      > SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');\n",
-                "",
-                "table_funcs",
-                "0.1.0",
-                "",
-                "built-in"),
-            (Function1<Seq<Expression>, LogicalPlan>) args -> state(args)));
-    extensions.injectTableFunction(
-        new Tuple3<>(
-            FunctionIdentifier.apply(LIST),
-            new ExpressionInfo(
-                SavepointExtensions.class.getName(),
-                null,
-                LIST,
-                "_FUNC_(folder) - The savepoints in a folder (itself, or its subfolders).",
-                "",
-                "\n    Examples:\n      > SELECT path, batch_id FROM _FUNC_('/savepoints');\n",
-                "",
-                "table_funcs",
-                "0.1.0",
-                "",
-                "built-in"),
-            (Function1<Seq<Expression>, LogicalPlan>) args -> list(args)));
-    extensions.injectTableFunction(
-        new Tuple3<>(
-            FunctionIdentifier.apply(StateDiff.NAME),
-            new ExpressionInfo(
-                SavepointExtensions.class.getName(),
-                null,
-                StateDiff.NAME,
-                "_FUNC_("
-                    + StateDiff.USAGE
-                    + ") - What changed in a state table between two batches, or a batch"
-                    + " and another checkpoint or savepoint folder of the query.",
-                "",
-                "\n"
-                    + "    Examples:\n"
-                    + "      > SELECT * FROM _FUNC_('savepoint.agg_0.default', 3, 7);\n",
-                "",
-                "table_funcs",
-                "0.1.0",
-                "",
-                "built-in"),
-            (Function1<Seq<Expression>, LogicalPlan>) StateDiff::plan));
+    tableFunction(
+        extensions,
+        METADATA,
+        "_FUNC_(path [, batchId]) - One row per state table of the streaming checkpoint.",
+        "SELECT uid, state FROM _FUNC_('/data/ckpt');",
+        SavepointExtensions::metadata);
+    tableFunction(
+        extensions,
+        STATE,
+        "_FUNC_(path, uid, state [, batchId]) - The flat rows of one state.",
+        "SELECT * FROM _FUNC_('/data/ckpt', 'agg_0', 'default');",
+        SavepointExtensions::state);
+    tableFunction(
+        extensions,
+        LIST,
+        "_FUNC_(folder) - The savepoints in a folder (itself, or its subfolders).",
+        "SELECT path, batch_id FROM _FUNC_('/savepoints');",
+        SavepointExtensions::list);
+    tableFunction(
+        extensions,
+        StateDiff.NAME,
+        "_FUNC_("
+            + StateDiff.USAGE
+            + ") - What changed in a state table between two batches, or a batch and another"
+            + " checkpoint or savepoint folder of the query.",
+        "SELECT * FROM _FUNC_('savepoint.agg_0.default', 3, 7);",
+        StateDiff::plan);
+    tableFunction(
+        extensions,
+        StateChanges.NAME,
+        "_FUNC_("
+            + StateChanges.USAGE
+            + ") - The change feed of a state table: what each batch"
+            + " changed.",
+        "SELECT * FROM _FUNC_('savepoint.agg_0.default', 3, 7);",
+        StateChanges::plan);
     extensions.injectResolutionRule(
         (Function1<
                 org.apache.spark.sql.SparkSession,
@@ -154,6 +120,57 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
                     + ": call them from Python (spark_savepoint.take_savepoint(), last_edit(),"
                     + " ...), or run the tool with pyspark 4.0 or later."));
     return BoxedUnit.UNIT;
+  }
+
+  /** Registers table function {@code name}: {@code usage} and {@code example} for DESCRIBE. */
+  private static void tableFunction(
+      SparkSessionExtensions extensions,
+      String name,
+      String usage,
+      String example,
+      Function1<Seq<Expression>, LogicalPlan> builder) {
+    extensions.injectTableFunction(
+        new Tuple3<>(
+            FunctionIdentifier.apply(name),
+            new ExpressionInfo(
+                SavepointExtensions.class.getName(),
+                null,
+                name,
+                usage,
+                "",
+                "\n    Examples:\n      > " + example + "\n",
+                "",
+                "table_funcs",
+                "0.1.0",
+                "",
+                "built-in"),
+            builder));
+  }
+
+  /** SAVEPOINT_BAD_ARGUMENTS: argument {@code position} of {@code function} is not {@code wanted}. */
+  static RuntimeException badArgument(
+      String function, String usage, int position, String wanted, String got) {
+    return Errors.analysis(
+        "SAVEPOINT_BAD_ARGUMENTS",
+        function
+            + " takes ("
+            + usage
+            + "): argument "
+            + position
+            + " must be "
+            + wanted
+            + ", got "
+            + got
+            + ".");
+  }
+
+  /** The plan of generated SQL {@code sql} of table function {@code function}, unresolved. */
+  static LogicalPlan parsed(SparkSession spark, String function, String sql) {
+    try {
+      return spark.sessionState().sqlParser().parsePlan(sql);
+    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
+      throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + function + " made SQL: " + sql, e);
+    }
   }
 
   private static LogicalPlan metadata(Seq<Expression> args) {

@@ -45,6 +45,7 @@ final class StateDiff {
 
   private static final String IN_FROM = "`__savepoint_in_from`";
   private static final String IN_TO = "`__savepoint_in_to`";
+  private static final String PID = "`__savepoint_partition`";
 
   private final String table;
   private final String checkpoint;
@@ -62,6 +63,50 @@ final class StateDiff {
     this.key = flat.rowKeyColumns();
   }
 
+  /** The diff of state table {@code name} (its checkpoint, uid, state and columns). */
+  static StateDiff of(SparkSession spark, String name) {
+    return new StateDiff(quoted(spark, name), load(spark, name));
+  }
+
+  /** The table's batch when it was loaded (its last committed one). */
+  static long batchOf(SparkSession spark, String name) {
+    return Long.parseLong(load(spark, name).properties().get("batch_id"));
+  }
+
+  /**
+   * The changes batch {@code batch} made, with its id and the state partition of each row:
+   * {@code batch_id, change_type}, the key columns and the value columns after the change (NULL
+   * for a delete), or the whole row where rows repeat their key, then {@code partition_id}.
+   */
+  String batchChanges(long batch) {
+    String before = table + " VERSION AS OF " + Math.max(batch - 1, 0);
+    String after = table + " VERSION AS OF " + batch;
+    String changed =
+        key.isEmpty()
+            ? rowsSql(withPartition(before, batch == 0), withPartition(after, false))
+            : entriesSql(before, batch == 0, after, true);
+    List<String> select = new ArrayList<>(List.of(batch + " AS batch_id", "change_type"));
+    if (key.isEmpty()) {
+      for (String c : columns) select.add(identifier(c));
+    } else {
+      for (String k : key) select.add(identifier(k));
+      for (String v : values()) select.add("after." + identifier(v) + " AS " + identifier(v));
+    }
+    select.add(PARTITION);
+    return "SELECT " + String.join(", ", select) + " FROM (" + changed + ")";
+  }
+
+  private static final String PARTITION = "`partition_id`";
+
+  /** A subquery of {@code relation}'s rows with their partition; none when {@code empty}. */
+  private static String withPartition(String relation, boolean empty) {
+    return "(SELECT *, " + PARTITION + " FROM " + relation + (empty ? " WHERE false" : "") + ")";
+  }
+
+  private List<String> values() {
+    return columns.stream().filter(c -> !key.contains(c)).toList();
+  }
+
   /** The (unresolved) plan of {@code savepoint_diff(args)}. */
   static LogicalPlan plan(Seq<Expression> args) {
     SavepointExtensions.checkArity(NAME, args, 2, 3, USAGE);
@@ -75,11 +120,7 @@ final class StateDiff {
             ? diff.point(args.apply(2), 3)
             : diff.table + " VERSION AS OF " + table.properties().get("batch_id");
     String sql = diff.sql(from, to);
-    try {
-      return spark.sessionState().sqlParser().parsePlan(sql);
-    } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
-      throw new IllegalStateException("[SAVEPOINT_INTERNAL] " + NAME + " made SQL: " + sql, e);
-    }
+    return SavepointExtensions.parsed(spark, NAME, sql);
   }
 
   /** The state table {@code name} names ({@code catalog.uid.state}, or {@code uid.state}). */
@@ -142,16 +183,12 @@ final class StateDiff {
    */
   private String point(Expression arg, int position) {
     if (!arg.foldable() || arg.eval(null) == null) {
-      throw Errors.analysis(
-          "SAVEPOINT_BAD_ARGUMENTS",
-          NAME
-              + " takes ("
-              + USAGE
-              + "): argument "
-              + position
-              + " must be a batch id or the folder of a checkpoint or savepoint, got "
-              + arg.sql()
-              + ".");
+      throw SavepointExtensions.badArgument(
+          NAME,
+          USAGE,
+          position,
+          "a batch id or the folder of a checkpoint or savepoint",
+          arg.sql());
     }
     String value = arg.eval(null).toString().trim();
     if (arg.dataType() instanceof IntegralType || value.matches("\\d+")) {
@@ -166,7 +203,7 @@ final class StateDiff {
   }
 
   private String sql(String from, String to) {
-    return key.isEmpty() ? rowsSql(from, to) : entriesSql(from, to);
+    return key.isEmpty() ? rowsSql(from, to) : entriesSql(from, false, to, false);
   }
 
   /** Rows that repeat their key: the rows of each point the other does not have (EXCEPT ALL). */
@@ -182,9 +219,13 @@ final class StateDiff {
         + ") i";
   }
 
-  /** Entries with a key: a full outer join on the key, kept where presence or values differ. */
-  private String entriesSql(String from, String to) {
-    List<String> values = columns.stream().filter(c -> !key.contains(c)).toList();
+  /**
+   * Entries with a key: a full outer join on the key, kept where presence or values differ;
+   * {@code fromEmpty}: no entries at {@code from} (before batch 0); {@code withPartition}: each
+   * row ends in its state partition ({@code partition_id}).
+   */
+  private String entriesSql(String from, boolean fromEmpty, String to, boolean withPartition) {
+    List<String> values = values();
     List<String> select = new ArrayList<>();
     select.add(
         "CASE WHEN b."
@@ -204,13 +245,20 @@ final class StateDiff {
       select.add("IF(b." + IN_TO + " IS NULL, NULL, " + struct("b", values) + ") AS after");
       where += " OR NOT (" + struct("a", values) + " <=> " + struct("b", values) + ")";
     }
+    String partition = withPartition ? ", " + PARTITION + " AS " + PID : "";
+    if (withPartition) select.add("coalesce(b." + PID + ", a." + PID + ") AS " + PARTITION);
     return "SELECT "
         + String.join(", ", select)
-        + " FROM (SELECT *, true AS "
+        + " FROM (SELECT *"
+        + partition
+        + ", true AS "
         + IN_FROM
         + " FROM "
         + from
-        + ") a FULL OUTER JOIN (SELECT *, true AS "
+        + (fromEmpty ? " WHERE false" : "")
+        + ") a FULL OUTER JOIN (SELECT *"
+        + partition
+        + ", true AS "
         + IN_TO
         + " FROM "
         + to
