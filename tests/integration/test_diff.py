@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from spark_savepoint import changes, diff, diff_tables, edit, take_savepoint
+from spark_savepoint import attach, changes, diff, diff_tables, edit, take_savepoint
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import last_batch
@@ -132,3 +132,32 @@ def test_the_change_feed_is_what_each_batch_changed(spark, private_copy) -> None
     assert sorted(r[0] for r in alice.collect()) == [0, first + 1]
     with pytest.raises(BadArguments, match="at most 100 batches"):
         changes(spark, AGG, 5, 1)
+
+
+@pytest.mark.parametrize("kind", ["agg", "dedup"])
+def test_the_change_feed_equals_sparks_own_where_spark_keeps_one(spark, checkpoints, kind) -> None:
+    """On RocksDB with changelog checkpointing, Spark's ``readChangeFeed`` lists each batch's
+    puts (``update``) and removals (``delete``): the same rows as ours, inserts counted as
+    Spark's updates."""
+    query = checkpoints[(kind, "rocksdb")]
+    attach(spark, str(query.checkpoint), "cf")
+    table = f"cf.{query.uid}.default"
+    spark_feed = (
+        spark.read.format("statestore")
+        .option("readChangeFeed", "true")
+        .option("changeStartBatchId", 0)
+        .option("changeEndBatchId", 1)
+        .load(str(query.checkpoint))
+    )
+    theirs = sorted(
+        (r.batch_id, r.change_type, tuple(r.key), None if r.value is None else tuple(r.value),
+         r.partition_id)
+        for r in spark_feed.collect()
+    )  # fmt: skip
+    key = len(spark_feed.schema["key"].dataType.fields)
+    ours = sorted(
+        (r[0], "delete" if r[1] == "delete" else "update", tuple(r[2 : 2 + key]),
+         None if r[1] == "delete" else tuple(r[2 + key : -1]) or (None,), r[-1])
+        for r in changes(spark, table, 0, 1).collect()
+    )  # fmt: skip
+    assert ours == theirs and ours
