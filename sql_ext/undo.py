@@ -36,6 +36,10 @@ UNDO_CATALOG = "savepoint_undo"
 REPEATING_KINDS = ("list", "join_side")
 """State kinds whose rows repeat their key: undone by key, row sets restored."""
 CONFLICTS_SHOWN = 5
+NO_STATE_CHANGED = (
+    "edit batch {batch} changed no state table (it edited the query's logs: source positions,"
+    " seen files or the watermark, which undo does not take back): nothing was written"
+)
 
 
 @dataclass(frozen=True)
@@ -189,5 +193,5 @@ def describe_undo(
     elif done.report is not None:
         lines.append(done.report.summary)
     else:
-        lines.append("the edit changed no state: nothing to take back")
+        lines.append(NO_STATE_CHANGED.format(batch=done.batch_id))
     return "\n".join(lines)

@@ -92,3 +92,14 @@ def test_cli_undo(spark, private_copy, capsys) -> None:
     assert f"committed as batch {batch + 1}" in capsys.readouterr().out
     attach(spark, str(query.checkpoint), "unc")
     assert ("bob", 2, 10) in rows(spark, "unc.agg_0.default")
+
+
+def test_undo_of_a_log_edit_says_it_writes_nothing(spark, private_copy, capsys) -> None:
+    query = private_copy("window_agg", "hdfs", CATALOG)
+    last = last_batch(query.checkpoint)
+    spark.sql(f"UPDATE {CATALOG}.query.batches SET watermark_ms = watermark_ms + 1000 "
+              f"WHERE batch_id = {last}")  # fmt: skip
+    files = snapshot(query.checkpoint)
+    assert main(["undo", str(query.checkpoint)]) == 0
+    assert f"edit batch {last + 1} changed no state table" in capsys.readouterr().out
+    assert snapshot(query.checkpoint) == files
