@@ -94,8 +94,7 @@ def diff_tables(
     changes from ``from_`` to ``to`` (default: the last committed batch), counted, with the
     first ``rows`` of them. Attaches the checkpoint as ``catalog``."""
     attach(spark, path, catalog)
-    listed = spark.sql(f"SELECT uid, state, operator_id FROM `{catalog}`.metadata").collect()
-    names = [f"{r.uid}.{r.state}" for r in listed if r.operator_id is not None]  # no log tables
+    names = [f"{r.uid}.{r.state}" for r in state_tables(spark, catalog)]
     if table is not None:
         names = [n for n in names if n == table] or [table]  # an unknown one: its error
     out = []
@@ -108,6 +107,13 @@ def diff_tables(
             changes.unpersist()
         out.append(TableDiff(name, {r.change_type: int(r["count"]) for r in counted}, first))
     return out
+
+
+def state_tables(spark: SparkSession, catalog: str) -> list[Row]:
+    """The ``uid``, ``state`` and ``state_kind`` of every state table of ``catalog`` (its
+    metadata rows of operators, not of the query's logs)."""
+    listed = spark.sql(f"SELECT uid, state, state_kind, operator_id FROM `{catalog}`.metadata")
+    return [r for r in listed.collect() if r.operator_id is not None]
 
 
 def describe_diff(

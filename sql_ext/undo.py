@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from pyspark.sql.types import StructType
 
 from spark_savepoint.catalog.errors import NotAnEdit, UndoConflict
-from spark_savepoint.sql_ext.diff import diff
+from spark_savepoint.sql_ext.diff import diff, state_tables
 from spark_savepoint.sql_ext.session import attach
 from spark_savepoint.sql_ext.transaction import edit
 
@@ -79,15 +79,19 @@ def undo(
         f"SELECT max(batch_id) FROM `{catalog}`.query.batches WHERE committed"
     ).collect()[0]
     statements = []
-    for table, kind in _tables(spark, catalog):
-        changed = diff(spark, table, target - 1, target)
-        if changed.isEmpty():
-            continue
-        key = _key_columns(spark, table, changed, kind)
-        if last > target and not force:
-            _check_no_later_change(path, table, changed, diff(spark, table, target, last), key)
-        statements += (_restore_rows(table, target, key) if kind in REPEATING_KINDS
-                       else [_merge_back(table, target, changed, key)])  # fmt: skip
+    for listed in state_tables(spark, catalog):
+        table, kind = f"`{catalog}`.`{listed.uid}`.`{listed.state}`", listed.state_kind
+        changed = diff(spark, table, target - 1, target).cache()  # read once, asked thrice
+        try:
+            if changed.isEmpty():
+                continue
+            key = _key_columns(spark, table, changed, kind)
+            if last > target and not force:
+                _check_no_later_change(path, table, changed, diff(spark, table, target, last), key)
+            statements += (_restore_rows(table, target, key) if kind in REPEATING_KINDS
+                           else [_merge_back(table, target, changed, key)])  # fmt: skip
+        finally:
+            changed.unpersist()
     with edit(spark, dry_run=dry_run) as tx:
         for statement in statements:
             tx.sql(statement)
@@ -108,13 +112,6 @@ def _target(path: str, batch: int | None, edits: list[int]) -> int:
             f" `spark-savepoint repair {path} --to-batch N`."
         )
     return batch
-
-
-def _tables(spark: SparkSession, catalog: str) -> list[tuple[str, str]]:
-    """Every state table as ``(`catalog`.`uid`.`state`, state kind)``."""
-    listed = spark.sql(f"SELECT uid, state, state_kind, operator_id FROM `{catalog}`.metadata")
-    return [(f"`{catalog}`.`{r.uid}`.`{r.state}`", r.state_kind)
-            for r in listed.collect() if r.operator_id is not None]  # fmt: skip
 
 
 def _key_columns(spark: SparkSession, table: str, changed: DataFrame, kind: str) -> list[str]:

@@ -37,7 +37,7 @@ final class StateChanges {
     String name = SavepointExtensions.literal(args, 0);
     StateDiff diff = StateDiff.of(spark, name);
     long from = batch(args, 1);
-    long to = args.size() > 2 ? batch(args, 2) : StateDiff.batchOf(spark, name);
+    long to = args.size() > 2 ? batch(args, 2) : diff.batch();
     if (to < from || to - from >= MAX_BATCHES) {
       throw Errors.analysis(
           "SAVEPOINT_BAD_ARGUMENTS",

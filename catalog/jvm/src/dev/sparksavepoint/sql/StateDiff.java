@@ -46,9 +46,10 @@ final class StateDiff {
   private static final String IN_FROM = "`__savepoint_in_from`";
   private static final String IN_TO = "`__savepoint_in_to`";
   private static final String PID = "`__savepoint_partition`";
+  private static final String PARTITION = "`partition_id`";
 
   private final String table;
-  private final String checkpoint;
+  private final long batch;
   private final String uid;
   private final String state;
   private final List<String> columns;
@@ -56,21 +57,23 @@ final class StateDiff {
 
   private StateDiff(String table, FlatStateTable flat) {
     this.table = table;
-    this.checkpoint = flat.properties().get("checkpoint");
+    this.batch = Long.parseLong(flat.properties().get("batch_id"));
     this.uid = flat.properties().get("uid");
     this.state = flat.name().substring(flat.name().lastIndexOf('.') + 1);
     this.columns = List.of(flat.schema().fieldNames());
     this.key = flat.rowKeyColumns();
   }
 
-  /** The diff of state table {@code name} (its checkpoint, uid, state and columns). */
+  /** The diff of state table {@code name} (its batch, uid, state and columns), loaded once. */
   static StateDiff of(SparkSession spark, String name) {
-    return new StateDiff(quoted(spark, name), load(spark, name));
+    List<String> parts = qualified(spark, name);
+    String quoted = String.join(".", parts.stream().map(StateDiff::identifier).toList());
+    return new StateDiff(quoted, load(spark, name, parts));
   }
 
   /** The table's batch when it was loaded (its last committed one). */
-  static long batchOf(SparkSession spark, String name) {
-    return Long.parseLong(load(spark, name).properties().get("batch_id"));
+  long batch() {
+    return batch;
   }
 
   /**
@@ -96,8 +99,6 @@ final class StateDiff {
     return "SELECT " + String.join(", ", select) + " FROM (" + changed + ")";
   }
 
-  private static final String PARTITION = "`partition_id`";
-
   /** A subquery of {@code relation}'s rows with their partition; none when {@code empty}. */
   private static String withPartition(String relation, boolean empty) {
     return "(SELECT *, " + PARTITION + " FROM " + relation + (empty ? " WHERE false" : "") + ")";
@@ -112,22 +113,21 @@ final class StateDiff {
     SavepointExtensions.checkArity(NAME, args, 2, 3, USAGE);
     SparkSession spark = SparkSession.active();
     String name = SavepointExtensions.literal(args, 0);
-    FlatStateTable table = load(spark, name);
-    StateDiff diff = new StateDiff(quoted(spark, name), table);
+    StateDiff diff = of(spark, name);
     String from = diff.point(args.apply(1), 2);
     String to =
         args.size() > 2
             ? diff.point(args.apply(2), 3)
-            : diff.table + " VERSION AS OF " + table.properties().get("batch_id");
+            : diff.table + " VERSION AS OF " + diff.batch;
     String sql = diff.sql(from, to);
     return SavepointExtensions.parsed(spark, NAME, sql);
   }
 
-  /** The state table {@code name} names ({@code catalog.uid.state}, or {@code uid.state}). */
-  private static FlatStateTable load(SparkSession spark, String name) {
-    List<String> parts = parts(spark, name);
-    if (parts.size() == 2)
-      parts.add(0, spark.sessionState().catalogManager().currentCatalog().name());
+  /**
+   * The state table {@code name} names ({@code catalog.uid.state}, or {@code uid.state}), whose
+   * {@link #qualified} parts are {@code parts}.
+   */
+  private static FlatStateTable load(SparkSession spark, String name, List<String> parts) {
     Table table = null;
     if (parts.size() == 3) {
       CatalogPlugin catalog = catalog(spark, parts.get(0));
@@ -160,21 +160,24 @@ final class StateDiff {
     }
   }
 
-  private static List<String> parts(SparkSession spark, String name) {
+  /** The parts of {@code name}, the current catalog first for {@code uid.state}; none if none. */
+  private static List<String> qualified(SparkSession spark, String name) {
+    List<String> parts;
     try {
-      return new ArrayList<>(
-          CollectionConverters.asJava(
-              spark.sessionState().sqlParser().parseMultipartIdentifier(name == null ? "" : name)));
+      parts =
+          new ArrayList<>(
+              CollectionConverters.asJava(
+                  spark
+                      .sessionState()
+                      .sqlParser()
+                      .parseMultipartIdentifier(name == null ? "" : name)));
     } catch (Exception e) { // ParseException: no name
       return new ArrayList<>();
     }
-  }
-
-  private static String quoted(SparkSession spark, String name) {
-    List<String> parts = parts(spark, name);
-    if (parts.size() == 2)
+    if (parts.size() == 2) {
       parts.add(0, spark.sessionState().catalogManager().currentCatalog().name());
-    return String.join(".", parts.stream().map(StateDiff::identifier).toList());
+    }
+    return parts;
   }
 
   /**

@@ -38,10 +38,7 @@ final class StagedState implements StateReads, StagedEdits.Target {
 
   /** {@code stored} with the changes staged in {@code files} (in statement order) over it. */
   static StateReads over(StateReads stored, List<String> files, Configuration conf) {
-    if (files.isEmpty()) return stored;
-    StagedState state = new StagedState(stored);
-    for (String file : files) StagedEdits.replay(file, conf, state);
-    return state;
+    return files.isEmpty() ? stored : replayed(stored, files, conf);
   }
 
   /**
@@ -49,7 +46,11 @@ final class StagedState implements StateReads, StagedEdits.Target {
    * the last statement left it.
    */
   static StagedState of(List<String> files, Configuration conf) {
-    StagedState state = new StagedState(null);
+    return replayed(null, files, conf);
+  }
+
+  private static StagedState replayed(StateReads stored, List<String> files, Configuration conf) {
+    StagedState state = new StagedState(stored);
     for (String file : files) StagedEdits.replay(file, conf, state);
     return state;
   }

@@ -61,9 +61,9 @@ public record StagedRows(WritePlan plan, RowEncoder encoder, StagedFiles staged)
     if (!changed) return stored;
     List<InternalRow> current = new ArrayList<>();
     Set<UnsafeRow> units = new HashSet<>();
-    read(partition, withPartition, units, current);
-    RowEncoder.Bound bound = encoder.bind();
     StateEdits edits = StateEdits.of(plan);
+    read(edits, partition, withPartition, units, current);
+    RowEncoder.Bound bound = encoder.bind();
     return new PartitionReader<>() {
       private int next = -1;
       private InternalRow row;
@@ -97,8 +97,11 @@ public record StagedRows(WritePlan plan, RowEncoder encoder, StagedFiles staged)
    * the flat rows they hold now into {@code rows}.
    */
   private void read(
-      int partition, boolean withPartition, Set<UnsafeRow> units, List<InternalRow> rows) {
-    StateEdits edits = StateEdits.of(plan);
+      StateEdits edits,
+      int partition,
+      boolean withPartition,
+      Set<UnsafeRow> units,
+      List<InternalRow> rows) {
     StoreSpec spec = plan.edited();
     String family = plan.editedFamily();
     UnsafeProjection decoder =
