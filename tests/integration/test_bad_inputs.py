@@ -560,6 +560,9 @@ CASES = [
          "SAVEPOINT_NO_SUCH_CHECKPOINT", r"nowhere"),
     Case("changes_reversed_range", A, "SELECT * FROM savepoint_changes('{c}.agg_0.default', 1, 0)",
          "SAVEPOINT_BAD_ARGUMENTS", r"names no range of at most 100 batches"),
+    Case("changes_log_table", A, "SELECT * FROM savepoint_changes('{c}.query.batches', 0)",
+         "SAVEPOINT_BAD_ARGUMENTS", r"savepoint_changes\('.*query.batches', \.\.\.\) names no "
+         r"state table"),
     Case("changes_folder_point", A,
          "SELECT * FROM savepoint_changes('{c}.agg_0.default', '{tmp}/sp')",
          "SAVEPOINT_BAD_ARGUMENTS", r"argument 2 must be a batch id"),

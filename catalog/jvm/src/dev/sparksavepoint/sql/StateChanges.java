@@ -35,7 +35,7 @@ final class StateChanges {
     SavepointExtensions.checkArity(NAME, args, 2, 3, USAGE);
     SparkSession spark = SparkSession.active();
     String name = SavepointExtensions.literal(args, 0);
-    StateDiff diff = StateDiff.of(spark, name);
+    StateDiff diff = StateDiff.of(spark, NAME, name);
     long from = batch(args, 1);
     long to = args.size() > 2 ? batch(args, 2) : diff.batch();
     if (to < from || to - from >= MAX_BATCHES) {

@@ -64,11 +64,14 @@ final class StateDiff {
     this.key = flat.rowKeyColumns();
   }
 
-  /** The diff of state table {@code name} (its batch, uid, state and columns), loaded once. */
-  static StateDiff of(SparkSession spark, String name) {
+  /**
+   * The diff of state table {@code name} (its batch, uid, state and columns), loaded once for
+   * table function {@code function} (named in a refusal).
+   */
+  static StateDiff of(SparkSession spark, String function, String name) {
     List<String> parts = qualified(spark, name);
     String quoted = String.join(".", parts.stream().map(StateDiff::identifier).toList());
-    return new StateDiff(quoted, load(spark, name, parts));
+    return new StateDiff(quoted, load(spark, function, name, parts));
   }
 
   /** The table's batch when it was loaded (its last committed one). */
@@ -113,7 +116,7 @@ final class StateDiff {
     SavepointExtensions.checkArity(NAME, args, 2, 3, USAGE);
     SparkSession spark = SparkSession.active();
     String name = SavepointExtensions.literal(args, 0);
-    StateDiff diff = of(spark, name);
+    StateDiff diff = of(spark, NAME, name);
     String from = diff.point(args.apply(1), 2);
     String to =
         args.size() > 2
@@ -127,7 +130,8 @@ final class StateDiff {
    * The state table {@code name} names ({@code catalog.uid.state}, or {@code uid.state}), whose
    * {@link #qualified} parts are {@code parts}.
    */
-  private static FlatStateTable load(SparkSession spark, String name, List<String> parts) {
+  private static FlatStateTable load(
+      SparkSession spark, String function, String name, List<String> parts) {
     Table table = null;
     if (parts.size() == 3) {
       CatalogPlugin catalog = catalog(spark, parts.get(0));
@@ -142,12 +146,12 @@ final class StateDiff {
     if (table instanceof FlatStateTable flat) return flat;
     throw Errors.analysis(
         "SAVEPOINT_BAD_ARGUMENTS",
-        NAME
+        function
             + "('"
             + name
             + "', ...) names no state table: its first argument is a table"
             + " <catalog>.<uid>.<state> of a savepoint catalog, e.g. "
-            + NAME
+            + function
             + "('savepoint.agg_0.default', 3).");
   }
 
