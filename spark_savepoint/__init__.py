@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # the names for type checkers and IDEs
     from spark_savepoint.sql_ext.edits import EditReport, last_edit, recover
     from spark_savepoint.sql_ext.empty import create_savepoint
     from spark_savepoint.sql_ext.handle import Checkpoint
+    from spark_savepoint.sql_ext.hygiene import Hygiene, Purge, describe_purge, hygiene, purge
     from spark_savepoint.sql_ext.inspection import Inspection, inspect_checkpoint
     from spark_savepoint.sql_ext.relocation import relocate
     from spark_savepoint.sql_ext.repair import RepairReport, repair, undo_repair
@@ -70,7 +71,9 @@ _EXPORTS: dict[str, str] = {
     "DryRun": "spark_savepoint.sql_ext.dry_run",
     "EditReport": "spark_savepoint.sql_ext.edits",
     "Finding": "spark_savepoint.sql_ext.doctor",
+    "Hygiene": "spark_savepoint.sql_ext.hygiene",
     "Inspection": "spark_savepoint.sql_ext.inspection",
+    "Purge": "spark_savepoint.sql_ext.hygiene",
     "RepairReport": "spark_savepoint.sql_ext.repair",
     "SavepointError": "spark_savepoint.catalog.errors",
     "SavepointInfo": "spark_savepoint.sql_ext.savepoints",
@@ -85,6 +88,7 @@ _EXPORTS: dict[str, str] = {
     "changes": "spark_savepoint.sql_ext.diff",
     "create_savepoint": "spark_savepoint.sql_ext.empty",
     "describe_diff": "spark_savepoint.sql_ext.diff",
+    "describe_purge": "spark_savepoint.sql_ext.hygiene",
     "describe_undo": "spark_savepoint.sql_ext.undo",
     "diff": "spark_savepoint.sql_ext.diff",
     "diff_tables": "spark_savepoint.sql_ext.diff",
@@ -92,9 +96,11 @@ _EXPORTS: dict[str, str] = {
     "dry_run": "spark_savepoint.sql_ext.dry_run",
     "edit": "spark_savepoint.sql_ext.transaction",
     "group_state_bootstrap": "spark_savepoint.udfs",
+    "hygiene": "spark_savepoint.sql_ext.hygiene",
     "inspect_checkpoint": "spark_savepoint.sql_ext.inspection",
     "last_edit": "spark_savepoint.sql_ext.edits",
     "list_savepoints": "spark_savepoint.sql_ext.savepoints",
+    "purge": "spark_savepoint.sql_ext.hygiene",
     "recover": "spark_savepoint.sql_ext.edits",
     "relocate": "spark_savepoint.sql_ext.relocation",
     "repair": "spark_savepoint.sql_ext.repair",
@@ -121,7 +127,9 @@ __all__ = [
     "DryRun",
     "EditReport",
     "Finding",
+    "Hygiene",
     "Inspection",
+    "Purge",
     "SavepointError",
     "SavepointInfo",
     "TableDiff",
@@ -136,6 +144,7 @@ __all__ = [
     "changes",
     "create_savepoint",
     "describe_diff",
+    "describe_purge",
     "describe_undo",
     "diff",
     "diff_tables",
@@ -143,9 +152,11 @@ __all__ = [
     "dry_run",
     "edit",
     "group_state_bootstrap",
+    "hygiene",
     "inspect_checkpoint",
     "last_edit",
     "list_savepoints",
+    "purge",
     "recover",
     "relocate",
     "repair",

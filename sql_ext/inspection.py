@@ -26,14 +26,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.sql_ext import procedures
+from spark_savepoint.sql_ext.hygiene import UNCOUNTED_KINDS, Rules, counts_sql, never_evicted
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, attach
 from spark_savepoint.sql_ext.state_files import StateFiles
 
 if TYPE_CHECKING:
     from pyspark.sql import Row, SparkSession
-
-UNCOUNTED_KINDS = ("join_store",)
-"""State kinds whose rows are not counted (a join's stores hold its sides' rows)."""
 
 
 def skew(rows: Sequence[int]) -> float | None:
@@ -55,6 +53,13 @@ class TableStats:
     partitions: int
     rows_per_partition: tuple[int, ...] | None = None
     """Index = partition id; None when rows were not counted."""
+    event_time: str | None = None
+    """The column the watermark evicts the rows by (``metadata.event_time``), if any."""
+    evictable: int | None = None
+    """Rows the next batch evicts under the watermark (aggregation, dropDuplicates), when
+    counted; see :mod:`spark_savepoint.sql_ext.hygiene`."""
+    expired: int | None = None
+    """Values whose TTL has expired, not yet cleaned up (transformWithState), when counted."""
 
     @property
     def rows(self) -> int | None:
@@ -89,6 +94,8 @@ class OperatorStats:
     versions: tuple[int, int] | None
     """(oldest, newest) state version with files on disk (version = batch id + 1)."""
     tables: tuple[TableStats, ...]
+    never_evicted: bool = False
+    """An aggregation, dropDuplicates or join no watermark evicts: it keeps every key."""
 
 
 @dataclass(frozen=True)
@@ -164,13 +171,15 @@ def inspect_checkpoint(
     last = max((b.batch_id for b in logged if b.committed), default=-1)
     batch_id = last if batch is None else batch
     first = meta[0] if meta else None
+    watermark = next((b.next_watermark_ms for b in logged if b.batch_id == batch_id), None)
+    counting = Counting(rows, as_of, Rules(int(watermark or 0)), never_evicted(meta))
     return Inspection(
         checkpoint=path,
         batch_id=int(batch_id),
         provider=first.provider if first else "-",
         spark_version=first.spark_version if first else "-",
         operators=tuple(
-            _operator(spark, [r for r in meta if r.operator_id == op], files, rows, as_of)
+            _operator(spark, [r for r in meta if r.operator_id == op], files, counting)
             for op in sorted(uids)
         ),
         batches=_batches(logged, files, uids),
@@ -179,8 +188,18 @@ def inspect_checkpoint(
     )
 
 
+@dataclass(frozen=True)
+class Counting:
+    """How tables are counted: at all (``rows``), as of which batch, by which hygiene rules."""
+
+    rows: bool
+    as_of: str
+    rules: Rules
+    never_evicted: set[int]
+
+
 def _operator(
-    spark: SparkSession, tables: list[Row], files: StateFiles, rows: bool, as_of: str
+    spark: SparkSession, tables: list[Row], files: StateFiles, counting: Counting
 ) -> OperatorStats:
     first = tables[0]
     partitions = int(first.num_partitions)
@@ -193,21 +212,32 @@ def _operator(
         bytes_on_disk=files.operator_bytes(first.operator_id),
         partition_bytes=tuple(on_disk.get(p, 0) for p in range(partitions)),
         versions=files.versions(first.operator_id),
-        tables=tuple(_table(spark, t, rows, as_of) for t in tables),
+        tables=tuple(_table(spark, t, counting) for t in tables),
+        never_evicted=first.operator_id in counting.never_evicted,
     )
 
 
-def _table(spark: SparkSession, meta: Row, rows: bool, as_of: str) -> TableStats:
+def _table(spark: SparkSession, meta: Row, counting: Counting) -> TableStats:
     partitions = int(meta.num_partitions)
-    counted = None
-    if rows and meta.state_kind not in UNCOUNTED_KINDS:
-        name = ".".join(f"`{part}`" for part in meta.table_name.split(".", 2))
-        counts = [0] * partitions
-        query = f"SELECT partition_id, count(*) AS n FROM {name}{as_of} GROUP BY partition_id"
-        for row in spark.sql(query).collect():
-            counts[row.partition_id] = int(row.n)
-        counted = tuple(counts)
-    return TableStats(meta.table_name, meta.state, meta.state_kind, partitions, counted)
+    if not counting.rows or meta.state_kind in UNCOUNTED_KINDS:
+        return TableStats(meta.table_name, meta.state, meta.state_kind, partitions,
+                          event_time=meta.event_time)  # fmt: skip
+    name = ".".join(f"`{part}`" for part in meta.table_name.split(".", 2))
+    rules = counting.rules.predicates(meta, spark.table(name).columns)
+    counts = [0] * partitions
+    hygiene = dict.fromkeys(rules, 0)
+    query = (
+        f"SELECT partition_id, count(*) AS n, {counts_sql(rules)}"
+        f" FROM {name}{counting.as_of} GROUP BY partition_id"
+    )
+    for row in spark.sql(query).collect():
+        counts[row.partition_id] = int(row.n)
+        for rule in hygiene:
+            hygiene[rule] += int(row[rule])
+    return TableStats(
+        meta.table_name, meta.state, meta.state_kind, partitions, tuple(counts),
+        meta.event_time, hygiene.get("evictable"), hygiene.get("expired"),
+    )  # fmt: skip
 
 
 def _batches(logged: list[Row], files: StateFiles, uids: dict[int, str]) -> tuple[BatchStats, ...]:

@@ -74,12 +74,16 @@ class Transaction:
         planned = self._call("transaction_plan")
         return [DryRun(**row.asDict()) for row in planned]
 
-    def commit(self) -> EditReport | None:
+    def commit(self, evicts: bool = False) -> EditReport | None:
         """Commit every staged statement as one new batch (none when nothing changed); what
-        it did, or None when no statement ran."""
+        it did, or None when no statement ran. ``evicts``: the batch runs the watermark the
+        last batch set for the next, as a Spark no-data batch does (input under it is late for
+        the batch after): for a purge of what that watermark evicts."""
         self._check_open()
         self.open = False
-        committed = self._call("commit_transaction")
+        committed = procedures.call_rows(
+            self.spark, None, "commit_transaction", transaction=self.id, evicts=evicts
+        )
         self.report = EditReport(**committed[0].asDict()) if committed else None
         return self.report
 
@@ -101,12 +105,15 @@ class Transaction:
 
 
 @contextmanager
-def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]:
+def edit(
+    spark: SparkSession, *, dry_run: bool = False, evicts: bool = False
+) -> Iterator[Transaction]:
     """A transaction of edits on one checkpoint, committed as one batch when the block ends
     normally and rolled back when it raises (or, with ``dry_run``, always rolled back: use
     ``tx.plan()`` inside the block to see what it would do). Also over Spark Connect: the
     transaction is the procedures ``begin_transaction``, ``transaction_plan``,
-    ``commit_transaction`` and ``rollback_transaction`` of ``<catalog>.system``."""
+    ``commit_transaction`` and ``rollback_transaction`` of ``<catalog>.system``. ``evicts``:
+    see :meth:`Transaction.commit`."""
     tx = Transaction(spark)
     try:
         yield tx
@@ -116,7 +123,7 @@ def edit(spark: SparkSession, *, dry_run: bool = False) -> Iterator[Transaction]
     if dry_run:
         tx.rollback()
     elif tx.open:
-        tx.commit()
+        tx.commit(evicts)
 
 
 STAGED = "the transaction's earlier statements stay staged while it is open."

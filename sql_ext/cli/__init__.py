@@ -14,6 +14,7 @@
     spark-savepoint savepoint take|restore|list|dispose ...
     spark-savepoint upgrade check|apply <checkpoint> --query MODULE:FUNCTION ...
     spark-savepoint inspect <path> [--batch N] [--html FILE] [--json] [--no-rows]
+    spark-savepoint purge <path> [--older-than TIME [--column C]] [--aggregations] [--dry-run]
     spark-savepoint diff <path> FROM [TO] [--table UID.STATE] [--rows N]
     spark-savepoint undo <path> [--batch N] [--force] [--dry-run]
     spark-savepoint doctor <path> [--json] [--deep]   (exit 0 healthy, 1 warnings, 2 errors)
@@ -32,7 +33,8 @@ and ``--output-mode``: the query that writes a checkpoint (plain: the first chec
 
 One module per command group, each with one ``add(subparsers)`` that registers its commands
 (:data:`COMMAND_GROUPS`, in the order ``--help`` lists them): ``sql`` (sql, conf),
-``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect``, ``changes``
+``checkpoint`` (create, recover, offsets), ``savepoint``, ``upgrade``, ``inspect`` (inspect,
+purge), ``changes``
 (diff, undo), ``doctor`` (doctor, repair, relocate), ``serve`` (thriftserver, connect). What they
 share: ``options`` (``--verbose``, ``KEY=VALUE``), ``local`` (checkpoint paths checked before
 Spark starts, the quiet local session), ``queries`` (``--query``).

@@ -1,5 +1,6 @@
 """``spark-savepoint inspect``: a checkpoint's state per operator and table on the terminal
-(``--json``: as JSON), and with ``--html FILE`` one self-contained page with charts.
+(``--json``: as JSON), and with ``--html FILE`` one self-contained page with charts; ``purge``:
+the rows the next batch would drop anyway (or older ones) deleted as one edit.
 
 It runs in a quiet local Spark session (or the active one) with the progress of the row
 counts on stderr; see :mod:`spark_savepoint.sql_ext.inspection` for what is measured how,
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from spark_savepoint.catalog.errors import BadArguments
-from spark_savepoint.sql_ext.cli.local import check_local, run_in_local_session
+from spark_savepoint.sql_ext.cli.local import check_local, in_local_session, run_in_local_session
 from spark_savepoint.sql_ext.cli.options import command
 from spark_savepoint.sql_ext.cli.progress import job_progress
 from spark_savepoint.sql_ext.cli.report_text import summary
@@ -35,7 +36,7 @@ that zip. A join's internal stores are listed, not counted."""
 
 
 def add(subparsers: argparse._SubParsersAction) -> None:
-    """Adds ``inspect`` to the CLI's parser."""
+    """Adds ``inspect`` and ``purge`` to the CLI's parser."""
     inspect = command(
         subparsers, "inspect", epilog=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -55,6 +56,63 @@ def add(subparsers: argparse._SubParsersAction) -> None:
     )
     inspect.add_argument("--master", default="local[*]", help="Spark master (%(default)s)")
     inspect.set_defaults(run=_inspect)
+
+    purge = command(
+        subparsers, "purge", epilog=PURGE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        help="delete rows the next batch evicts, expired TTL values or old rows, as one edit",
+        description="Purge state the query no longer needs, as one edit batch.",
+    )  # fmt: skip
+    purge.add_argument("path", metavar="PATH", help="checkpoint folder")
+    purge.add_argument(
+        "--older-than", metavar="TIME",
+        help="also rows whose event time is before TIME (2026-01-01 10:00:00, session time zone)",
+    )  # fmt: skip
+    purge.add_argument(
+        "--column", metavar="C",
+        help="the time column --older-than applies to in tables without an event-time column",
+    )  # fmt: skip
+    purge.add_argument(
+        "--aggregations", action="store_true",
+        help="also evictable aggregation rows (only for a query in update mode)",
+    )  # fmt: skip
+    purge.add_argument(
+        "--no-evictable", dest="evictable", action="store_false",
+        help="keep the rows the next batch evicts under the watermark",
+    )  # fmt: skip
+    purge.add_argument(
+        "--no-expired", dest="expired", action="store_false", help="keep expired TTL values"
+    )
+    purge.add_argument(
+        "--table", metavar="UID.STATE", action="append", help="only this table (repeatable)"
+    )
+    purge.add_argument("--dry-run", action="store_true", help="plan it; write nothing")
+    purge.add_argument("--master", default="local[2]", help="Spark master (%(default)s)")
+    purge.set_defaults(run=_purge)
+
+
+PURGE_HELP = """\
+Deletes, as one edit batch, the rows the restarted query would drop anyway: dropDuplicates rows
+at or under the watermark the last batch set for the next (which evicts them), transformWithState
+values whose TTL has expired (its next batch cleans them up), and with --older-than rows whose
+event time is before a time (which no watermark may reach). Aggregation rows under the watermark
+go only with --aggregations: in update mode the next batch evicts them silently, in append mode
+it emits them as the windows' final counts (keep them). `inspect` shows the counts; --dry-run
+says what each table would lose. Undo it with `spark-savepoint undo`."""
+
+
+def _purge(args: argparse.Namespace) -> int:
+    from spark_savepoint.sql_ext.hygiene import describe_purge
+
+    check_local([args.path])
+    return in_local_session(
+        args,
+        lambda spark: describe_purge(
+            spark, args.path, evictable=args.evictable, aggregations=args.aggregations,
+            expired=args.expired, older_than=args.older_than, column=args.column,
+            tables=args.table, dry_run=args.dry_run,
+        ),
+    )  # fmt: skip
 
 
 def _inspect(args: argparse.Namespace) -> int:

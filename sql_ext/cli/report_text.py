@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from spark_savepoint.sql_ext.inspection import Inspection, OperatorStats, TableStats
 
 RECENT_BATCHES = 10
@@ -30,7 +32,15 @@ def summary(inspection: Inspection) -> str:
                                     "skew", "on disk", "versions")]  # fmt: skip
     for op in inspection.operators:
         rows += [_table_row(op, t, i == 0) for i, t in enumerate(op.tables)]
-    lines += _columns(rows, numeric=range(2, 8))
+    hygiene = _hygiene_columns(inspection)
+    if hygiene:
+        rows = [(*row, *extra) for row, extra in zip(rows, hygiene, strict=True)]
+    lines += _columns(rows, numeric={*range(2, 8), *range(9, len(rows[0]))})
+    lines += [
+        f"note: {op.uid} keeps every key it has seen: no watermark evicts its state"
+        for op in inspection.operators
+        if op.never_evicted
+    ]
     lines += ["", "state files written per batch:"] + _batch_lines(inspection)
     return "\n".join(lines)
 
@@ -51,6 +61,17 @@ def _table_row(op: OperatorStats, t: TableStats, first: bool) -> tuple[str, ...]
     )
 
 
+def _hygiene_columns(inspection: Inspection) -> list[tuple[str, ...]]:
+    """The header and a cell per table of "evictable" (rows the next batch evicts under the
+    watermark) and "expired" (TTL values not yet cleaned): none when no table has either."""
+    tables = [t for op in inspection.operators for t in op.tables]
+    if all(t.evictable is None and t.expired is None for t in tables):
+        return []
+    cell = lambda n: "-" if n is None else str(n)  # noqa: E731
+    header: list[tuple[str, ...]] = [("evictable", "expired")]
+    return header + [(cell(t.evictable), cell(t.expired)) for t in tables]
+
+
 def _batch_lines(inspection: Inspection) -> list[str]:
     uids = [op.uid for op in inspection.operators]
     shown = inspection.batches[-RECENT_BATCHES:]
@@ -65,7 +86,7 @@ def _batch_lines(inspection: Inspection) -> list[str]:
     return lines
 
 
-def _columns(rows: list[tuple[str, ...]], numeric: range) -> list[str]:
+def _columns(rows: list[tuple[str, ...]], numeric: Collection[int]) -> list[str]:
     """Rows as aligned columns, numbers right-aligned."""
     widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
     return [

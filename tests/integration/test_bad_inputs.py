@@ -566,6 +566,15 @@ CASES = [
     Case("changes_folder_point", A,
          "SELECT * FROM savepoint_changes('{c}.agg_0.default', '{tmp}/sp')",
          "SAVEPOINT_BAD_ARGUMENTS", r"argument 2 must be a batch id"),
+    Case("purge_bad_time", D, "cli: purge {ckpt} --older-than yesterday",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'yesterday' is no time: give one as 2026-01-01 10:00:00"),
+    Case("purge_unknown_table", D, "cli: purge {ckpt} --table dedup_0.nope",
+         "SAVEPOINT_BAD_ARGUMENTS", r"'{ckpt}' has no state table dedup_0.nope: .*dedup_0.default"),
+    Case("purge_unknown_column", D,
+         "cli: purge {ckpt} --older-than 2024-01-01T10:00:00 --column nope",
+         "SAVEPOINT_BAD_ARGUMENTS", r"No state table of checkpoint '{ckpt}' has a column 'nope'"),
+    Case("purge_by_nothing", D, "cli: purge {ckpt} --no-evictable --no-expired",
+         "SAVEPOINT_BAD_ARGUMENTS", r"Nothing to purge in '{ckpt}' by"),
     # --atomic scripts
     Case("atomic_script_repeats_a_key", A,
          "py: run_script(spark, \"DELETE FROM {c}.agg_0.default WHERE user = 'bob'; "

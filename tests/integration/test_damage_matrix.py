@@ -39,6 +39,7 @@ from tests.support.damage import (
     LAYOUTS,
     Bases,
     change_files,
+    damage_of,
     hand_edit,
     lose,
     ssts_named_by,
@@ -234,7 +235,7 @@ LOG_CELLS: list[Cell] = [
 def found(spark, checkpoint: Path) -> list[Found]:
     return sorted(
         (f.check, f.severity, f.file, f.partition_id)
-        for f in verify(spark, str(checkpoint)).findings
+        for f in damage_of(verify(spark, str(checkpoint)).findings)
     )
 
 

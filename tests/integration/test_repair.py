@@ -15,7 +15,7 @@ import pytest
 from spark_savepoint import SavepointError, attach, repair, undo_repair, verify
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import snapshot
-from tests.support.damage import lose, three_batches, truncate, without_checksum
+from tests.support.damage import damage_of, lose, three_batches, truncate, without_checksum
 from tests.support.streaming_queries import restart_rows
 
 
@@ -42,7 +42,7 @@ def test_a_schema_file_removed_by_hand_is_written_again_by_the_restart(spark, tm
     assert [s.file for s in done.by_hand] == ["state/0/0/_metadata/schema"]
     query.add_input(restart_rows("agg"))
     assert query.run(spark)
-    assert schema.exists() and verify(spark, str(query.checkpoint)).findings == ()
+    assert schema.exists() and damage_of(verify(spark, str(query.checkpoint)).findings) == ()
 
 
 def test_a_healthy_checkpoint_is_left_as_it_is(spark, checkpoints, tmp_path):
@@ -86,8 +86,8 @@ def test_dry_run_undo_and_refusals(spark, checkpoints, tmp_path, capsys):
     unfinished = checkpoint / "_savepoint/repairs/20260101000000000-deadbeef"
     unfinished.mkdir(parents=True)
     (unfinished / "plan.json").write_text('{"kept": [], "repairs_folder_existed": false}')
-    assert [f.check for f in verify(spark, str(checkpoint)).findings if f.severity == "warning"] \
-        == ["EDIT_LEFTOVER", "REPAIR_UNFINISHED"]  # fmt: skip
+    warnings = [f.check for f in verify(spark, str(checkpoint)).findings if f.severity == "warning"]
+    assert warnings == ["EDIT_LEFTOVER", "REPAIR_UNFINISHED"]
     with pytest.raises(SavepointError, match=r"SAVEPOINT_REPAIR_REFUSED.*did not finish"):
         repair(spark, str(checkpoint), force=True)
     undo_repair(spark, str(checkpoint), force=True)
@@ -119,10 +119,10 @@ def test_a_checkpoint_without_checksums_is_repaired_from_a_deep_finding(spark, t
     damaged = tmp_path / "damaged"
     shutil.copytree(query.checkpoint, damaged)
     truncate(without_checksum(damaged / "state/0/1/3.delta"))
-    assert [f.check for f in verify(spark, str(damaged), deep=True).findings] == [
+    assert [f.check for f in damage_of(verify(spark, str(damaged), deep=True).findings)] == [
         "STATE_UNLOADABLE"]  # fmt: skip
     repair(spark, str(damaged), to_batch=1, force=True)
-    assert verify(spark, str(damaged), deep=True).findings == ()
+    assert damage_of(verify(spark, str(damaged), deep=True).findings) == ()
     query.add_input(restart_rows("agg"))
     assert query.with_checkpoint(damaged).run(spark)
 

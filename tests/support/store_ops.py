@@ -32,6 +32,7 @@ from spark_savepoint import (
 )
 from spark_savepoint.sql_ext.inspection import inspect_checkpoint
 from tests.support import remote_fs
+from tests.support.damage import damage_of
 from tests.support.streaming_queries import StreamingQuery
 
 FORCE = "spark.savepoint.write.force"
@@ -74,7 +75,7 @@ def inspect(spark: SparkSession, checkpoint: str) -> dict[str, Any]:
 
 def verified(spark: SparkSession, checkpoint: str) -> list[list[Any]]:
     """The doctor's findings of ``checkpoint``: ``[class, severity, file]`` each."""
-    return [[f.check, f.severity, f.file] for f in verify(spark, checkpoint).findings]
+    return [[f.check, f.severity, f.file] for f in damage_of(verify(spark, checkpoint).findings)]
 
 
 def relocated(spark: SparkSession, source: str, target: str, move: bool = False) -> str:

@@ -209,6 +209,23 @@ def dedup_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     )
 
 
+def dedup_watermark_query(spark: SparkSession, input_dir: Path) -> DataFrame:
+    """``dropDuplicates(["event_id", "ts"])`` with a 2-minute watermark on ``ts``, append mode:
+    the state of an event goes once the watermark passes its time.
+
+    Output rows as ``dedup_query``'s: the default run emits events 1, 2, 3 then 4, and leaves
+    the state of events 2, 3 and 4 with the watermark for the next batch at 10:04 (event 1 went
+    in batch 1, at watermark 10:00); the restart wave emits 5 and 6 (the late duplicate 3 is
+    dropped by the watermark) and evicts 2 and 3.
+    """
+    return (
+        _events(spark, input_dir)
+        .withWatermark("ts", "2 minutes")
+        .dropDuplicates(["event_id", "ts"])
+        .withColumn("ts", F.col("ts").cast("string"))
+    )
+
+
 def dedup_agg_query(spark: SparkSession, input_dir: Path) -> DataFrame:
     """``dropDuplicates(["event_id"])`` in front of the running count and sum per user: two
     stateful operators (``dedup_1`` feeding ``agg_0``), update mode.
@@ -448,6 +465,14 @@ KINDS: dict[str, Kind] = {
     "tws_ttl": Kind(
         tws_ttl_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART, fixture=False
     ),
+    "dedup_watermark": Kind(
+        dedup_watermark_query,
+        "append",
+        ("event_id",),
+        _EVENTS_INITIAL,
+        _EVENTS_RESTART,
+        fixture=False,
+    ),
     "dedup_agg": Kind(
         dedup_agg_query, "update", ("user",), _EVENTS_INITIAL, _EVENTS_RESTART, fixture=False
     ),
@@ -479,7 +504,7 @@ CASES: list[tuple[str, str]] = [
 UIDS: dict[str, str] = {
     "agg": "agg_0", "window_agg": "agg_0", "dedup": "dedup_0", "join": "join_0",
     "pandas_state": "groupstate_0", "tws": "tws_0", "dedup_agg": "agg_0",
-    "tws_ttl": "tws_0", "repartitioned_agg": "agg_0",
+    "tws_ttl": "tws_0", "repartitioned_agg": "agg_0", "dedup_watermark": "dedup_0",
 }  # fmt: skip
 """Kind -> the uid (namespace) of its stateful operator in the savepoint catalog."""
 

@@ -34,6 +34,7 @@ import spark_savepoint as sp
 from tests.compat.edits import EDITS as KIND_EDITS
 from tests.compat.golden import Golden, as_compared
 from tests.compat.restart import restart_case
+from tests.support.damage import damage_of
 from tests.support.streaming_queries import (
     StreamingQuery,
     build,
@@ -116,7 +117,9 @@ def folded(spark: SparkSession, folder: Path) -> list[list[Any]]:
 def doctor(spark: SparkSession, checkpoint: Path, damaged: Path) -> dict[str, Any]:
     """The doctor on the edited checkpoint; then on a copy without partition 0's files of the
     last version, repaired (rolled back a batch)."""
-    classes = lambda folder: [f.check for f in sp.verify(spark, str(folder)).findings]  # noqa: E731
+    classes = lambda folder: [  # noqa: E731
+        f.check for f in damage_of(sp.verify(spark, str(folder)).findings)
+    ]
     out: dict[str, Any] = {"healthy": classes(checkpoint)}
     shutil.copytree(checkpoint, damaged)
     for file in (damaged / "state" / "0" / "0").iterdir():

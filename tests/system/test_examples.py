@@ -20,6 +20,7 @@ EXAMPLES = {
     "rescale.py": "restarted query output: {'spark': (3, 15), 'state': (2, 10)}",
     "replay_input.py": "restarted query output: {'spark': (2, 10), 'stream': (1, 6)}",
     "doctor.py": "/checkpoint: healthy",
+    "purge_old_state.py": "restarted query output: [5]",
     "quickstart.py": "|savepoint|1   |",
 }
 

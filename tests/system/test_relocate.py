@@ -18,6 +18,7 @@ from spark_savepoint import SavepointError, attach, relocate, verify
 from spark_savepoint.sql_ext.cli import main
 from tests.compat.golden import goldens
 from tests.support.checkpoint_files import snapshot
+from tests.support.damage import damage_of
 from tests.support.hdfs import Hdfs, start_hdfs
 from tests.support.remote_fs import files, read_text
 from tests.support.streaming_queries import EVENTS_SCHEMA, wait_for_listeners, write_file
@@ -68,7 +69,7 @@ def test_to_hdfs_and_back_with_a_file_source_and_sink(spark, hdfs: Hdfs, tmp_pat
     assert said.startswith(f"moved '{local_ckpt}' to '{remote_ckpt}'"), said
     assert said.endswith("the doctor finds no error there."), said
     assert not local_ckpt.exists() and not local_out.exists()
-    assert verify(spark, remote_ckpt).findings == ()
+    assert damage_of(verify(spark, remote_ckpt).findings) == ()
     assert {"metadata", "offsets/1", "commits/1"} <= set(files(spark, remote_ckpt))
     sink_log = [f for f in files(spark, remote_out) if f.startswith("_spark_metadata/")]
     logged = "".join(read_text(spark, f"{remote_out}/{f}") for f in sink_log)
@@ -83,8 +84,8 @@ def test_to_hdfs_and_back_with_a_file_source_and_sink(spark, hdfs: Hdfs, tmp_pat
     back_ckpt, back_out = tmp_path / "back" / "ckpt", tmp_path / "back" / "out"
     assert main(["relocate", remote_ckpt, str(back_ckpt),
                  "--sink-path", f"{remote_out}={back_out}"]) == 0  # fmt: skip
-    assert verify(spark, remote_ckpt).findings == ()
-    assert verify(spark, str(back_ckpt)).findings == ()
+    assert damage_of(verify(spark, remote_ckpt).findings) == ()
+    assert damage_of(verify(spark, str(back_ckpt)).findings) == ()
     events(inputs, range(7, 10))
     run(spark, inputs, str(back_ckpt), str(back_out))
     assert event_ids(spark, str(back_out)) == list(range(10))
@@ -105,7 +106,7 @@ def test_a_moved_transform_with_state_checkpoint_gets_its_schema_paths(spark, tm
     (store,) = json.loads(entry.read_text().splitlines()[1])["stateStoreInfo"]
     assert all(p.startswith(f"file:{target}/state/0/_stateSchema/")
                for p in store["stateSchemaFilePaths"])  # fmt: skip
-    assert verify(spark, str(target)).findings == ()
+    assert damage_of(verify(spark, str(target)).findings) == ()
     attach(spark, str(target), "relocated_tws")
     assert spark.table("relocated_tws.tws_0.count").count() > 0
 

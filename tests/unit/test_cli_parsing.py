@@ -276,8 +276,8 @@ def test_every_command_group_registers_through_one_add() -> None:
         group.__name__ for group in cli.COMMAND_GROUPS}  # fmt: skip
     (commands,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
     assert list(commands.choices) == [
-        "sql", "conf", "create", "recover", "offsets", "savepoint", "upgrade", "inspect", "diff",
-        "undo", "doctor", "repair", "relocate", "thriftserver", "connect"]  # fmt: skip
+        "sql", "conf", "create", "recover", "offsets", "savepoint", "upgrade", "inspect", "purge",
+        "diff", "undo", "doctor", "repair", "relocate", "thriftserver", "connect"]  # fmt: skip
 
 
 def test_conf_prints_the_jar_of_the_spark_version_asked_for(capsys) -> None:

@@ -5,6 +5,8 @@ import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreProviders;
+import dev.sparksavepoint.read.EventTime;
+import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.StateSource;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,7 +24,9 @@ import org.apache.spark.sql.types.StructType;
  * from metadata and schema files, then one per query-log table ({@link QueryLogTables}, state
  * kind {@code operator state}, no operator id). Read-only. {@code warnings}: what a reader of the
  * batch should know that refuses nothing, one line each (log files changed by hand after Spark
- * wrote them, see {@code Checkpoint.warnings}), the same on every row.
+ * wrote them, see {@code Checkpoint.warnings}), the same on every row. {@code event_time}: the
+ * expression of the column the watermark evicts the table's rows by ({@link EventTime}), null
+ * where none does.
  */
 public final class MetadataTable extends LocalTable {
   public static final String NAME = "metadata";
@@ -43,6 +47,7 @@ public final class MetadataTable extends LocalTable {
               "table_name STRING",
               "key_schema STRING",
               "value_schema STRING",
+              "event_time STRING",
               "num_partitions INT",
               "provider STRING",
               "batch_id BIGINT",
@@ -123,6 +128,7 @@ public final class MetadataTable extends LocalTable {
                   str(catalog + "." + op.uid() + "." + table.getKey()),
                   str(fieldDdl(source, "key")),
                   str(valueDdl(source, names)),
+                  str(readable ? EventTime.of(op, new FlatSchema(source, names)) : null),
                   op.numPartitions(),
                   str(provider),
                   batchId,
@@ -149,6 +155,7 @@ public final class MetadataTable extends LocalTable {
                 str(catalog + "." + t.namespace() + "." + t.table()),
                 str(t.keys().toDDL()),
                 str(t.values().toDDL()),
+                null,
                 null,
                 str(provider),
                 batchId,

@@ -98,6 +98,13 @@ public enum Check {
       Severity.WARNING,
       "Run spark-savepoint repair --undo: it puts back what the repair changed (then repair"
           + " again)."),
+  STATE_NEVER_EVICTED(
+      Severity.INFO,
+      "Nothing to do if its keys are few (a running total per customer). Otherwise give the"
+          + " query a watermark on an event-time column of the key (withWatermark;"
+          + " dropDuplicatesWithinWatermark for dropDuplicates): a changed query, see"
+          + " spark-savepoint upgrade. Rows no longer needed can go now as an edit:"
+          + " spark-savepoint purge CKPT --older-than TIME --column C, or DELETE ... WHERE."),
   TEMPORARY_FILE(
       Severity.INFO,
       "Run spark-savepoint repair once no query runs (it removes it): nothing reads it."),

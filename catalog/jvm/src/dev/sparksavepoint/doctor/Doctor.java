@@ -68,6 +68,7 @@ public final class Doctor {
       for (FileChecksums.Mismatch m : mismatches) findings.add(checksumFinding(m));
       new StateChecks(fs, root, tree, facts, findings::add).run();
       LeftoverChecks.run(tree, facts, findings::add);
+      eviction(spark, location, facts, findings);
       activity(spark, location, findings);
       return new Examination(fs, root, tree, facts, mismatches, ordered(findings));
     } catch (IOException e) {
@@ -91,6 +92,19 @@ public final class Doctor {
         partition,
         m.path(),
         m.path() + " " + m.detail() + " (" + m.checksumFile() + ")");
+  }
+
+  /** {@link EvictionChecks}, where the state's schemas read (else other findings say why). */
+  private static void eviction(
+      SparkSession spark, String location, LogChecks.Facts facts, List<Finding> findings) {
+    if (facts.lastCommitted() < 0
+        || findings.stream().anyMatch(f -> f.severity() == Check.Severity.ERROR)) return;
+    try {
+      Checkpoint checkpoint = Checkpoint.open(location, spark.sessionState().newHadoopConf());
+      EvictionChecks.run(checkpoint, facts.lastCommitted(), findings::add);
+    } catch (Exception e) { // AnalysisException too: Errors throws it unchecked
+      // schemas that do not read: the state checks and a deep verification say why
+    }
   }
 
   private static void activity(SparkSession spark, String location, List<Finding> findings) {

@@ -80,6 +80,21 @@ public final class WatermarkEdit {
         new EditReport(ckpt.location(), TABLE, batch, 1, 0, warning(current, watermark, batch)));
   }
 
+  /**
+   * The offsets entry of a batch after {@code last} that runs the watermark {@code last} set for
+   * the next batch, as a no-data batch of Spark's does: offsets/last with {@code
+   * batchWatermarkMs} set to it, so that input under it is late for the batch after.
+   */
+  public static byte[] evictingEntry(Checkpoint ckpt, long last) {
+    long watermark = currentWatermark(ckpt, last);
+    return LogEdits.nextEntry(
+        ckpt,
+        last,
+        bytes ->
+            CheckpointLog.withMetadataField(
+                bytes, "batchWatermarkMs", LongNode.valueOf(watermark)));
+  }
+
   /** The watermark a query restarted after batch {@code last} starts from. */
   static long currentWatermark(Checkpoint ckpt, long last) {
     long ran = ckpt.offsetMetadata(last).path("batchWatermarkMs").asLong(0);

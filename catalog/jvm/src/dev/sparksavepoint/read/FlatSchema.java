@@ -222,6 +222,29 @@ public final class FlatSchema implements Serializable {
   }
 
   /**
+   * The flat column whose state field carries Spark's watermark (field metadata {@code
+   * spark.watermarkDelayMs}, which Spark gives the event-time column of {@code withWatermark}),
+   * key columns first; null when no field carries it.
+   */
+  public StructField watermarkColumn() {
+    for (int i = 0; i < paths.size(); i++) {
+      if (sourceField(paths.get(i)).metadata().contains(WATERMARK_DELAY)) return fields.get(i);
+    }
+    return null;
+  }
+
+  /** The field metadata key Spark marks a watermarked event-time column with. */
+  public static final String WATERMARK_DELAY = "spark.watermarkDelayMs";
+
+  private StructField sourceField(int[] path) {
+    StructField field = source.fields()[path[0]];
+    for (int k = 1; k < path.length; k++) {
+      field = ((StructType) field.dataType()).fields()[path[k]];
+    }
+    return field;
+  }
+
+  /**
    * A projection from source rows to rows of {@link #readSchema} (code-generated, one per
    * reader).
    */

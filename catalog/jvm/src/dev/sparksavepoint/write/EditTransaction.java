@@ -11,6 +11,7 @@ import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.commit.StagingFolders;
 import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.logedit.WatermarkEdit;
 import dev.sparksavepoint.store.CarryOver;
 import dev.sparksavepoint.store.PlannedChanges;
 import dev.sparksavepoint.store.StagedEdits;
@@ -283,6 +284,15 @@ public final class EditTransaction {
    *     checkpoint moved on since the first statement; SAVEPOINT_QUERY_RUNNING/_ALIVE
    */
   public synchronized EditReport commit(SparkSession spark) {
+    return commit(spark, false);
+  }
+
+  /**
+   * {@link #commit}; {@code evicts}: the batch runs the watermark the last batch set for the
+   * next one, as a no-data batch of Spark's does ({@link WatermarkEdit#evictingEntry}): a purge of
+   * the state that watermark evicts.
+   */
+  public synchronized EditReport commit(SparkSession spark, boolean evicts) {
     OPEN.remove(id);
     try {
       if (checkpoint == null) return null; // no statement
@@ -303,18 +313,19 @@ public final class EditTransaction {
                 + " at batch "
                 + batchId);
       }
+      String what =
+          "transaction of "
+              + staged.size()
+              + " statements ("
+              + tables
+              + ") as batch "
+              + CheckpointLog.nextBatch(batchId)
+              + " of "
+              + checkpoint;
       CheckpointCommit commit =
-          CheckpointCommit.begin(
-              plan,
-              "transaction of "
-                  + staged.size()
-                  + " statements ("
-                  + tables
-                  + ") as batch "
-                  + CheckpointLog.nextBatch(batchId)
-                  + " of "
-                  + checkpoint,
-              false);
+          evicts
+              ? CheckpointCommit.begin(plan, what, WatermarkEdit.evictingEntry(ckpt, batchId))
+              : CheckpointCommit.begin(plan, what, false);
       try {
         List<PartitionCommit> commits = replay(plan, changes, tables);
         commits.addAll(
