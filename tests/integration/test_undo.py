@@ -103,3 +103,21 @@ def test_undo_of_a_log_edit_says_it_writes_nothing(spark, private_copy, capsys) 
     assert main(["undo", str(query.checkpoint)]) == 0
     assert f"edit batch {last + 1} changed no state table" in capsys.readouterr().out
     assert snapshot(query.checkpoint) == files
+
+
+def test_undo_in_sql(spark, private_copy) -> None:
+    """spark-sql, beeline and Connect clients undo with the procedure: a row per statement of
+    the inverse (with dry_run, what it would change), then the outcome."""
+    query = private_copy("agg", "hdfs", CATALOG)
+    spark.sql(f"DELETE FROM {AGG} WHERE user = 'bob'")
+    batch = last_batch(query.checkpoint)
+    files = snapshot(query.checkpoint)
+    planned = spark.sql(f"CALL {CATALOG}.system.undo(dry_run => true)").collect()
+    assert [(r.batch_id, r.statement is None) for r in planned] == [(batch, False), (batch, True)]
+    assert planned[0].statement.startswith("MERGE INTO `spark_savepoint_undo_")
+    assert "1 added, 0 changed, 0 removed" in planned[0].summary
+    assert planned[1].summary == "dry run: nothing was written"
+    assert snapshot(query.checkpoint) == files
+    (*_, done) = spark.sql(f"CALL {CATALOG}.system.undo(batch_id => {batch})").collect()
+    assert f"committed as batch {batch + 1}" in done.summary
+    assert ("bob", 2, 10) in rows(spark, AGG)

@@ -22,6 +22,7 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
  *   CALL savepoint.system.verify();                         -- the doctor's findings
  *   CALL savepoint.system.relocate('hdfs://nn/ckpt' [, move, sink_paths, source_paths, force]);
  *   CALL savepoint.system.repair([dry_run, to_batch, force]);   -- then repair_undo([force])
+ *   CALL savepoint.system.undo([batch_id, force, dry_run]); -- an edit's inverse, a new batch
  *   CALL savepoint.system.last_edit();                      -- this session's last edit
  *   CALL savepoint.system.last_dry_run();
  *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
@@ -47,6 +48,7 @@ public final class Procedures {
           Map.entry("relocate", RelocateProcedure::new),
           Map.entry("repair", RepairProcedure::new),
           Map.entry("repair_undo", RepairUndoProcedure::new),
+          Map.entry("undo", UndoProcedure::new),
           Map.entry("last_edit", LastEditProcedure::new),
           Map.entry("last_dry_run", LastDryRunProcedure::new),
           Map.entry("begin_transaction", BeginTransactionProcedure::new),
