@@ -20,7 +20,7 @@ from pathlib import Path
 
 from wordcount import example_session, run_example, show
 
-from spark_savepoint import hygiene, purge
+from spark_savepoint import attach, hygiene, purge
 
 
 def write_clicks(folder: Path, clicks: list[tuple[int, str]]) -> None:
@@ -66,9 +66,10 @@ def main(root: Path) -> None:
     print(f"{table.table}: {table.rows} rows, {table.evictable} evictable ({table.share:.0%})")
 
     # 3. purge: first what it would do, then as one edit batch
-    print(purge(spark, str(checkpoint), dry_run=True).planned[0].summary)
-    print(purge(spark, str(checkpoint)).report.summary)
-    show(spark, "SELECT click, ts FROM savepoint_purge.dedup_0.default ORDER BY click")
+    print(purge(spark, str(checkpoint), dry_run=True).planned[0])
+    print(purge(spark, str(checkpoint)).summary)
+    attach(spark, str(checkpoint))
+    show(spark, "SELECT click, ts FROM savepoint.dedup_0.default ORDER BY click")
 
     # 4. a late duplicate of the purged click 3 is dropped; click 5 is new
     write_clicks(clicks, [(3, "10:02:00"), (5, "10:06:00")])

@@ -26,7 +26,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.sql_ext import procedures
-from spark_savepoint.sql_ext.hygiene import UNCOUNTED_KINDS, Rules, counts_sql, never_evicted
+from spark_savepoint.sql_ext.hygiene import TableHygiene, hygiene
 from spark_savepoint.sql_ext.session import DEFAULT_CATALOG, attach
 from spark_savepoint.sql_ext.state_files import StateFiles
 
@@ -171,15 +171,15 @@ def inspect_checkpoint(
     last = max((b.batch_id for b in logged if b.committed), default=-1)
     batch_id = last if batch is None else batch
     first = meta[0] if meta else None
-    watermark = next((b.next_watermark_ms for b in logged if b.batch_id == batch_id), None)
-    counting = Counting(rows, as_of, Rules(int(watermark or 0)), never_evicted(meta))
+    counted = hygiene(spark, path, batch=batch, count=rows).tables
+    by_table = {t.table: t for t in counted}
     return Inspection(
         checkpoint=path,
         batch_id=int(batch_id),
         provider=first.provider if first else "-",
         spark_version=first.spark_version if first else "-",
         operators=tuple(
-            _operator(spark, [r for r in meta if r.operator_id == op], files, counting)
+            _operator([r for r in meta if r.operator_id == op], files, by_table, rows)
             for op in sorted(uids)
         ),
         batches=_batches(logged, files, uids),
@@ -188,22 +188,13 @@ def inspect_checkpoint(
     )
 
 
-@dataclass(frozen=True)
-class Counting:
-    """How tables are counted: at all (``rows``), as of which batch, by which hygiene rules."""
-
-    rows: bool
-    as_of: str
-    rules: Rules
-    never_evicted: set[int]
-
-
 def _operator(
-    spark: SparkSession, tables: list[Row], files: StateFiles, counting: Counting
+    tables: list[Row], files: StateFiles, counted: dict[str, TableHygiene], rows: bool
 ) -> OperatorStats:
     first = tables[0]
     partitions = int(first.num_partitions)
     on_disk = files.partition_bytes(first.operator_id)
+    own = [counted.get(t.table_name.split(".", 1)[1]) for t in tables]
     return OperatorStats(
         uid=first.uid,
         operator_id=int(first.operator_id),
@@ -212,31 +203,21 @@ def _operator(
         bytes_on_disk=files.operator_bytes(first.operator_id),
         partition_bytes=tuple(on_disk.get(p, 0) for p in range(partitions)),
         versions=files.versions(first.operator_id),
-        tables=tuple(_table(spark, t, counting) for t in tables),
-        never_evicted=first.operator_id in counting.never_evicted,
+        tables=tuple(_table(t, c, rows) for t, c in zip(tables, own, strict=True)),
+        never_evicted=any(c.never_evicted for c in own if c is not None),
     )
 
 
-def _table(spark: SparkSession, meta: Row, counting: Counting) -> TableStats:
+def _table(meta: Row, counted: TableHygiene | None, rows: bool) -> TableStats:
     partitions = int(meta.num_partitions)
-    if not counting.rows or meta.state_kind in UNCOUNTED_KINDS:
+    if not rows or counted is None:  # a join's stores are not counted
         return TableStats(meta.table_name, meta.state, meta.state_kind, partitions,
                           event_time=meta.event_time)  # fmt: skip
-    name = ".".join(f"`{part}`" for part in meta.table_name.split(".", 2))
-    rules = counting.rules.predicates(meta, spark.table(name).columns)
-    counts = [0] * partitions
-    hygiene = dict.fromkeys(rules, 0)
-    query = (
-        f"SELECT partition_id, count(*) AS n, {counts_sql(rules)}"
-        f" FROM {name}{counting.as_of} GROUP BY partition_id"
-    )
-    for row in spark.sql(query).collect():
-        counts[row.partition_id] = int(row.n)
-        for rule in hygiene:
-            hygiene[rule] += int(row[rule])
+    per_partition = counted.rows_per_partition
+    padded = tuple(per_partition) + (0,) * (partitions - len(per_partition))
     return TableStats(
-        meta.table_name, meta.state, meta.state_kind, partitions, tuple(counts),
-        meta.event_time, hygiene.get("evictable"), hygiene.get("expired"),
+        meta.table_name, meta.state, meta.state_kind, partitions, padded,
+        meta.event_time, counted.evictable, counted.expired,
     )  # fmt: skip
 
 

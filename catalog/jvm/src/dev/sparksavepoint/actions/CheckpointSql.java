@@ -64,6 +64,25 @@ public final class CheckpointSql implements AutoCloseable {
     return sql(statement).collectAsList();
   }
 
+  /** The last committed batch (-1: none), from {@code query.batches}. */
+  public long lastCommitted() {
+    return localRows("query.batches").stream()
+        .filter(r -> r.getBoolean(r.fieldIndex("committed")))
+        .mapToLong(r -> r.getLong(r.fieldIndex("batch_id")))
+        .max()
+        .orElse(-1);
+  }
+
+  /**
+   * Every row of the catalog's local table {@code name} ({@code metadata}, {@code
+   * query.batches}, ... with a version suffix such as {@code " VERSION AS OF 3"}): a plain
+   * {@code SELECT *} collects the local scan's rows without a Spark job, which a projection,
+   * filter or aggregate would launch.
+   */
+  public List<Row> localRows(String name) {
+    return rows("SELECT * FROM " + catalog() + "." + name);
+  }
+
   /** What a transaction of statements did: its commit, or with a dry run each one's plan. */
   public record Outcome(EditReport report, List<DryRunReport> planned) {}
 

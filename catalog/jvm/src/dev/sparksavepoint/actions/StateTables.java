@@ -1,23 +1,35 @@
 package dev.sparksavepoint.actions;
 
 import java.util.List;
-import org.apache.spark.sql.Row;
 
 /** The state tables of a checkpoint: its {@code metadata} rows of operators (not of the logs). */
 final class StateTables {
   private StateTables() {}
 
-  /** One state table: its operator uid, state, kind and watermark column. */
-  record Listed(String uid, String state, String kind, String eventTime) {}
+  /** One state table: its operator, uid, state, kind and watermark column (or null). */
+  record Listed(long operatorId, String uid, String state, String kind, String eventTime) {
+    /** {@code uid.state}. */
+    String name() {
+      return uid + "." + state;
+    }
+  }
 
   static List<Listed> of(CheckpointSql sql) {
-    List<Row> rows =
-        sql.rows(
-            "SELECT uid, state, state_kind, event_time FROM "
-                + sql.catalog()
-                + ".metadata WHERE operator_id IS NOT NULL");
-    return rows.stream()
-        .map(r -> new Listed(r.getString(0), r.getString(1), r.getString(2), r.getString(3)))
+    return of(sql, "");
+  }
+
+  /** The state tables as of {@code asOf} ({@code " VERSION AS OF 3"}, or "" for the last). */
+  static List<Listed> of(CheckpointSql sql, String asOf) {
+    return sql.localRows("metadata" + asOf).stream()
+        .filter(r -> !r.isNullAt(r.fieldIndex("operator_id")))
+        .map(
+            r ->
+                new Listed(
+                    r.getLong(r.fieldIndex("operator_id")),
+                    r.getString(r.fieldIndex("uid")),
+                    r.getString(r.fieldIndex("state")),
+                    r.getString(r.fieldIndex("state_kind")),
+                    r.getString(r.fieldIndex("event_time"))))
         .toList();
   }
 }

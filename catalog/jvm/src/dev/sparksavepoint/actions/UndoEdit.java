@@ -45,15 +45,12 @@ public final class UndoEdit {
       SparkSession spark, String checkpoint, Long batch, boolean force, boolean dryRun) {
     try (CheckpointSql sql = CheckpointSql.attach(spark, checkpoint, "undo")) {
       List<Long> edits =
-          sql.rows("SELECT batch_id FROM " + sql.catalog() + ".query.edits").stream()
-              .map(r -> r.getLong(0))
+          sql.localRows("query.edits").stream()
+              .map(r -> r.getLong(r.fieldIndex("batch_id")))
               .sorted()
               .toList();
       long target = target(checkpoint, batch, edits);
-      long last =
-          sql.rows("SELECT max(batch_id) FROM " + sql.catalog() + ".query.batches WHERE committed")
-              .get(0)
-              .getLong(0);
+      long last = sql.lastCommitted();
       List<String> statements = new ArrayList<>();
       for (StateTables.Listed listed : StateTables.of(sql)) {
         String table = sql.table(listed.uid(), listed.state());

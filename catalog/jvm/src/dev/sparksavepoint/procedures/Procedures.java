@@ -23,6 +23,8 @@ import org.apache.spark.sql.connector.catalog.procedures.UnboundProcedure;
  *   CALL savepoint.system.relocate('hdfs://nn/ckpt' [, move, sink_paths, source_paths, force]);
  *   CALL savepoint.system.repair([dry_run, to_batch, force]);   -- then repair_undo([force])
  *   CALL savepoint.system.undo([batch_id, force, dry_run]); -- an edit's inverse, a new batch
+ *   CALL savepoint.system.hygiene([batch_id, older_than, column, at_ms]);  -- evictable rows
+ *   CALL savepoint.system.purge([evictable, ..., dry_run]); -- them deleted as one batch
  *   CALL savepoint.system.last_edit();                      -- this session's last edit
  *   CALL savepoint.system.last_dry_run();
  *   CALL savepoint.system.begin_transaction();              -- then SET the setting it returns
@@ -49,6 +51,8 @@ public final class Procedures {
           Map.entry("repair", RepairProcedure::new),
           Map.entry("repair_undo", RepairUndoProcedure::new),
           Map.entry("undo", UndoProcedure::new),
+          Map.entry("hygiene", HygieneProcedure::new),
+          Map.entry("purge", PurgeProcedure::new),
           Map.entry("last_edit", LastEditProcedure::new),
           Map.entry("last_dry_run", LastDryRunProcedure::new),
           Map.entry("begin_transaction", BeginTransactionProcedure::new),

@@ -1,7 +1,9 @@
 package dev.sparksavepoint.procedures;
 
+import dev.sparksavepoint.actions.CheckpointSql;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The result rows of the procedures that report edits and dry runs, one shape each. */
@@ -15,6 +17,12 @@ final class ReportRows {
   static final String DRY_RUN =
       "checkpoint string, table string, batch_id bigint, added bigint, changed bigint,"
           + " removed bigint, samples array<string>, summary string";
+
+  /**
+   * An action that is statements over the state tables (undo, purge): a row per statement (with
+   * a dry run's plan of it), then the outcome's row without one.
+   */
+  static final String STATEMENTS = "batch_id bigint, statement string, summary string";
 
   private ReportRows() {}
 
@@ -49,5 +57,25 @@ final class ReportRows {
       report.samples(),
       report.describe()
     };
+  }
+
+  /**
+   * A row per statement (with a dry run's plan of each), then the outcome's row; {@code
+   * nothing}: its summary when no statement ran (formatted with the batch id).
+   */
+  static List<Object[]> statements(
+      Long batchId, List<String> statements, CheckpointSql.Outcome outcome, String nothing) {
+    List<Object[]> rows = new ArrayList<>();
+    List<DryRunReport> planned = outcome == null ? null : outcome.planned();
+    for (int i = 0; i < statements.size(); i++) {
+      String plan = planned != null && i < planned.size() ? planned.get(i).describe() : null;
+      rows.add(new Object[] {batchId, statements.get(i), plan});
+    }
+    String summary =
+        outcome == null
+            ? String.format(nothing, batchId)
+            : planned != null ? "dry run: nothing was written" : outcome.report().describe();
+    rows.add(new Object[] {batchId, null, summary});
+    return rows;
   }
 }

@@ -1,9 +1,6 @@
 package dev.sparksavepoint.procedures;
 
-import dev.sparksavepoint.actions.CheckpointSql;
 import dev.sparksavepoint.actions.UndoEdit;
-import dev.sparksavepoint.commit.DryRunReport;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -27,7 +24,7 @@ final class UndoProcedure extends ActionProcedure {
         checkpoint,
         "undo",
         "Takes an edit back: its inverse committed as a new batch (later batches stay).",
-        "batch_id bigint, statement string, summary string",
+        ReportRows.STATEMENTS,
         in("batch_id", DataTypes.LongType, "-1"),
         in("force", DataTypes.BooleanType, "false"),
         in("dry_run", DataTypes.BooleanType, "false"));
@@ -38,26 +35,7 @@ final class UndoProcedure extends ActionProcedure {
     Long batch = args.getLong(0) < 0 ? null : args.getLong(0);
     UndoEdit.Result done =
         UndoEdit.run(spark, checkpoint(), batch, args.getBoolean(1), args.getBoolean(2));
-    return rows(done.batchId(), done.statements(), done.outcome(), NO_STATE_CHANGED);
-  }
-
-  /**
-   * A row per statement (with a dry run's plan of each), then the outcome's row; {@code
-   * nothing}: its summary when no statement ran (formatted with the batch id).
-   */
-  static List<Object[]> rows(
-      Long batchId, List<String> statements, CheckpointSql.Outcome outcome, String nothing) {
-    List<Object[]> rows = new ArrayList<>();
-    List<DryRunReport> planned = outcome == null ? null : outcome.planned();
-    for (int i = 0; i < statements.size(); i++) {
-      String plan = planned != null && i < planned.size() ? planned.get(i).describe() : null;
-      rows.add(new Object[] {batchId, statements.get(i), plan});
-    }
-    String summary =
-        outcome == null
-            ? String.format(nothing, batchId)
-            : planned != null ? "dry run: nothing was written" : outcome.report().describe();
-    rows.add(new Object[] {batchId, null, summary});
-    return rows;
+    return ReportRows.statements(
+        done.batchId(), done.statements(), done.outcome(), NO_STATE_CHANGED);
   }
 }
