@@ -27,8 +27,14 @@ def test_undo_restarts_as_if_the_edit_never_happened(spark, private_copy) -> Non
         tx.sql(f"UPDATE {AGG} SET cnt = 9, total = 90 WHERE user = 'alice'")
         tx.sql(f"DELETE FROM {AGG} WHERE user = 'bob'")
     edited, batch = rows(spark, AGG), last_batch(query.checkpoint)
-    listed = spark.sql(f"SELECT batch_id, edit FROM {CATALOG}.query.edits").collect()
-    assert [r.batch_id for r in listed] == [batch] and "transaction" in listed[0].edit
+    (listed,) = spark.sql(f"SELECT * FROM {CATALOG}.query.edits").collect()
+    assert listed.batch_id == batch and "transaction" in listed.edit and listed.user
+    assert listed.statements == [  # what the edit was, as written, and the entries it changed
+        f"INSERT INTO {AGG} VALUES ('zed', 1, 1)",
+        f"UPDATE {AGG} SET cnt = 9, total = 90 WHERE user = 'alice'",
+        f"DELETE FROM {AGG} WHERE user = 'bob'",
+    ]
+    assert (listed.written, listed.removed) == (2, 1)
 
     done = undo(spark, str(query.checkpoint))
     assert done.batch_id == batch and done.report.batch_id == batch + 1
@@ -120,4 +126,8 @@ def test_undo_in_sql(spark, private_copy) -> None:
     assert snapshot(query.checkpoint) == files
     (*_, done) = spark.sql(f"CALL {CATALOG}.system.undo(batch_id => {batch})").collect()
     assert f"committed as batch {batch + 1}" in done.summary
+    edits = spark.sql(f"SELECT statements, written, removed FROM {CATALOG}.query.edits").collect()
+    assert edits[0].statements == [f"DELETE FROM {AGG} WHERE user = 'bob'"]
+    assert edits[1].statements == [f"CALL {CATALOG}.system.undo(batch_id => {batch})"]
+    assert [(e.written, e.removed) for e in edits] == [(0, 1), (1, 0)]
     assert ("bob", 2, 10) in rows(spark, AGG)

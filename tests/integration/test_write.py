@@ -143,12 +143,14 @@ def test_write_is_one_new_batch(spark, copy: Copy, provider: str) -> None:
     assert {k: v for k, v in new.items() if k in old} == old  # nothing earlier was modified
     offsets = ckpt / "offsets"
     assert (offsets / str(n + 1)).read_bytes() == (offsets / str(n)).read_bytes()
-    # commits/n+1 is commits/n marked with the edit's claim id (Spark skips the field)
+    # commits/n+1 is commits/n marked with the edit's claim id and entry counts (Spark skips
+    # fields it does not know)
     version_line, entry = (ckpt / "commits" / str(n + 1)).read_text().split("\n", 1)
     previous = json.loads((ckpt / "commits" / str(n)).read_text().split("\n", 1)[1])
     marked = json.loads(entry)
     claim = next((ckpt / "_savepoint" / "edits").glob(f"{n + 1}.*.json")).name
     assert version_line == "v1" and marked.pop("savepointEdit") == claim.split(".")[1]
+    assert marked.pop("savepointEditRows") == {"written": 1, "removed": 0}
     assert marked == previous
     version = str(n + 2)
     for partition in range(4):  # every partition has the new version, edited or not

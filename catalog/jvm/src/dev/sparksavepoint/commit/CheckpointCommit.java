@@ -76,6 +76,8 @@ public final class CheckpointCommit {
   /** The watermark commits/N+1 sets for the next batch, when not commits/N's. */
   private Long nextWatermarkMs;
 
+  private boolean wholeImages;
+
   /** Set once commits/N+1 is written: from then on nothing of the edit may be removed. */
   private boolean committed;
 
@@ -199,6 +201,14 @@ public final class CheckpointCommit {
     }
   }
 
+  /**
+   * Marks the edit as one that writes whole new images of its stores (INSERT OVERWRITE): its
+   * record counts the entries written, not those removed.
+   */
+  public void replacesWhole() {
+    wholeImages = true;
+  }
+
   /** Records {@code file}, written by the edit beside state and logs: a rollback removes it. */
   public void wrote(Path file) {
     created.add(file);
@@ -235,6 +245,7 @@ public final class CheckpointCommit {
                 commit, "nextBatchWatermarkMs", LongNode.valueOf(nextWatermarkMs));
       }
       commit = EditToken.stamp(commit, claim.id());
+      commit = EditToken.withRows(commit, commits, wholeImages);
       log.create(next, commit, plan.hadoopConf(), () -> CrashPoint.reach("commit-temp"));
       committed = true;
     } catch (FileAlreadyExistsException e) {

@@ -163,9 +163,21 @@ public final class EditClaim {
     json.put("batch", batch)
         .put("edit", what)
         .put("claimedAt", Instant.now().toString())
-        .put(MARKS, marksCommit);
+        .put(MARKS, marksCommit)
+        .put("user", user());
+    var statements = json.putArray("statements");
+    EditStatements.current().forEach(statements::add);
     WriterProcess.current().writeTo(json);
     return JSON.writeValueAsString(json).getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Who edits: Hadoop's current user (the OS user, or the Kerberos or proxy user). */
+  private static String user() {
+    try {
+      return org.apache.hadoop.security.UserGroupInformation.getCurrentUser().getShortUserName();
+    } catch (IOException e) {
+      return System.getProperty("user.name");
+    }
   }
 
   /**

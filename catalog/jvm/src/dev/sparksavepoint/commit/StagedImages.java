@@ -104,6 +104,7 @@ public final class StagedImages {
     } catch (IOException e) {
       throw Errors.writeFailed(plan.checkpoint(), "move the staged images into place", e);
     }
+    commit.replacesWhole();
     commit.finish(commits);
     if (!beforeCommit) {
       CrashPoint.reach("images-committed");

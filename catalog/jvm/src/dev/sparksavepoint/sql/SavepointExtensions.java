@@ -104,6 +104,11 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
         (Function1<
                 org.apache.spark.sql.SparkSession,
                 org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
+            session -> new StatementText()); // first: sees the statement as parsed
+    extensions.injectResolutionRule(
+        (Function1<
+                org.apache.spark.sql.SparkSession,
+                org.apache.spark.sql.catalyst.rules.Rule<LogicalPlan>>)
             session -> new WidenKeys());
     extensions.injectResolutionRule(
         (Function1<

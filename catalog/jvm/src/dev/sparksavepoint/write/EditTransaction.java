@@ -6,6 +6,7 @@ import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CheckpointCommit;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
+import dev.sparksavepoint.commit.EditStatements;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.commit.QueryActivity;
 import dev.sparksavepoint.commit.StagingFolders;
@@ -77,6 +78,9 @@ public final class EditTransaction {
   private final Map<String, WritePlan> edited = new HashMap<>();
 
   private final List<Staged> staged = new ArrayList<>();
+
+  /** The SQL text of each statement that staged changes, by statement number (for the record). */
+  private final java.util.TreeMap<Integer, String> texts = new java.util.TreeMap<>();
 
   /** One statement's staged changes: the table it edited and each store partition's. */
   record Staged(
@@ -216,6 +220,8 @@ public final class EditTransaction {
     if (partitions.stream().anyMatch(c -> c.stagedFile() != null)) {
       edited.put(tableKey(plan.edited().operatorId(), plan.state()), plan);
     }
+    String text = EditStatements.take();
+    if (text != null) texts.putIfAbsent(statementOf(plan), text);
     staged.add(
         new Staged(
             statementOf(plan),
@@ -323,9 +329,13 @@ public final class EditTransaction {
               + " of "
               + checkpoint;
       CheckpointCommit commit =
-          evicts
-              ? CheckpointCommit.begin(plan, what, WatermarkEdit.evictingEntry(ckpt, batchId))
-              : CheckpointCommit.begin(plan, what, false);
+          EditStatements.during(
+              List.copyOf(texts.values()),
+              () ->
+                  evicts
+                      ? CheckpointCommit.begin(
+                          plan, what, WatermarkEdit.evictingEntry(ckpt, batchId))
+                      : CheckpointCommit.begin(plan, what, false));
       try {
         List<PartitionCommit> commits = replay(plan, changes, tables);
         commits.addAll(
