@@ -64,6 +64,19 @@ def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
 
 
 @pytest.mark.slow
+def test_key_predicates_are_looked_up_at_both_points(spark, edited) -> None:
+    """A filter on key columns reaches both reads of a diff and of the change feed, which look
+    the keys up instead of scanning every partition."""
+    query, before, _ = edited
+    keyed = f"SELECT * FROM savepoint_diff('{AGG}', {before}) WHERE user IN ('bob', 'zed')"
+    plan = spark.sql(f"EXPLAIN {keyed}").collect()[0][0]
+    assert plan.count("key lookup: 2 keys") == 2, plan
+    assert changed_rows(spark.sql(keyed)) == [EDIT[0], EDIT[1]]
+    feed = f"SELECT * FROM savepoint_changes('{AGG}', {before + 1}) WHERE user = 'alice'"
+    assert spark.sql(f"EXPLAIN {feed}").collect()[0][0].count("key lookup: 1 keys") == 2
+    assert [(r.change_type, r.cnt) for r in spark.sql(feed).collect()] == [("update", 3)]
+
+
 def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
     private_copy("tws", "rocksdb", CATALOG)
     history, timers = f"{CATALOG}.tws_0.history", f"{CATALOG}.tws_0.timers"

@@ -79,3 +79,14 @@ def test_the_check_sees_what_it_checks() -> None:
     assert "checkpoint" in uses["write"] and "errors" in uses["checkpoint"]
     assert uses["errors"] == {"conf", "adapters"} and uses["conf"] == set()
     assert uses["adapters"] == {"adapters.state"}  # Spark 3.5's adapters use its stand-ins
+
+
+def test_the_jvm_names_the_catalog_class_as_python_does() -> None:
+    """The actions register the catalog by the class name ``conf.Settings`` holds (no import
+    of ``catalog``): the class Python's bridge names, which exists."""
+    from spark_savepoint.catalog import bridge
+
+    java = REPO_ROOT / "catalog" / "jvm" / "src"
+    settings = (java / "dev/sparksavepoint/conf/Settings.java").read_text()
+    assert f'CATALOG_CLASS = "{bridge.CATALOG_CLASS}"' in settings
+    assert (java / (bridge.CATALOG_CLASS.replace(".", "/") + ".java")).is_file()

@@ -1,6 +1,5 @@
 package dev.sparksavepoint.actions;
 
-import dev.sparksavepoint.catalog.SavepointCatalog;
 import dev.sparksavepoint.commit.DryRunReport;
 import dev.sparksavepoint.commit.EditReport;
 import dev.sparksavepoint.conf.Settings;
@@ -35,7 +34,7 @@ public final class CheckpointSql implements AutoCloseable {
   /** A catalog named after {@code purpose} and the thread, on {@code checkpoint}. */
   public static CheckpointSql attach(SparkSession spark, String checkpoint, String purpose) {
     String name = "spark_savepoint_" + purpose + "_" + Thread.currentThread().getId();
-    spark.conf().set(prefix(name), SavepointCatalog.class.getName());
+    spark.conf().set(prefix(name), Settings.CATALOG_CLASS);
     spark.conf().set(prefix(name) + ".path", checkpoint);
     return new CheckpointSql(spark, name);
   }

@@ -21,6 +21,12 @@ public final class Settings {
   /** Session: the id of the edit transaction the session's writes are staged in. */
   public static final String WRITE_TRANSACTION = "spark.savepoint.write.transaction";
 
+  /**
+   * The catalog's class, for {@code spark.sql.catalog.<name>}: what the actions that run SQL on a
+   * checkpoint register ({@code actions.CheckpointSql}), named here so they need no import of it.
+   */
+  public static final String CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog";
+
   /** Application: {@code true} refuses every write and DDL (a server's default). */
   public static final String READ_ONLY = "spark.savepoint.readOnly";
 

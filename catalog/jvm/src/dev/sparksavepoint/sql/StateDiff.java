@@ -46,6 +46,7 @@ final class StateDiff {
   private static final String IN_FROM = "`__savepoint_in_from`";
   private static final String IN_TO = "`__savepoint_in_to`";
   private static final String PID = "`__savepoint_partition`";
+  private static final String VALUE = "`__savepoint_value`";
   private static final String PARTITION = "`partition_id`";
 
   private final String table;
@@ -227,57 +228,77 @@ final class StateDiff {
   }
 
   /**
-   * Entries with a key: a full outer join on the key, kept where presence or values differ;
-   * {@code fromEmpty}: no entries at {@code from} (before batch 0); {@code withPartition}: each
-   * row ends in its state partition ({@code partition_id}).
+   * Entries with a key: both points' entries as one union, grouped by the key (null-safe, as
+   * {@code <=>}), kept where presence or values differ; {@code fromEmpty}: no entries at {@code
+   * from} (before batch 0); {@code withPartition}: each row ends in its state partition ({@code
+   * partition_id}). A union grouped by the key, not a full outer join: a filter on key columns
+   * goes through the grouping and the union down to both reads, which look the keys up.
    */
   private String entriesSql(String from, boolean fromEmpty, String to, boolean withPartition) {
     List<String> values = values();
+    List<String> keys = key.stream().map(StateDiff::identifier).toList();
+    String partition = withPartition ? ", " + PARTITION + " AS " + PID : "";
+    String value = values.isEmpty() ? "" : ", " + struct(values) + " AS " + VALUE;
+    List<String> grouped = new ArrayList<>(keys);
+    grouped.add("max(" + IN_FROM + ") AS " + IN_FROM);
+    grouped.add("max(" + IN_TO + ") AS " + IN_TO);
+    if (!values.isEmpty()) {
+      grouped.add("first(" + VALUE + ") FILTER (WHERE " + IN_FROM + ") AS before");
+      grouped.add("first(" + VALUE + ") FILTER (WHERE " + IN_TO + ") AS after");
+    }
+    if (withPartition) {
+      grouped.add(
+          "coalesce(first("
+              + PID
+              + ") FILTER (WHERE "
+              + IN_TO
+              + "), first("
+              + PID
+              + ") FILTER (WHERE "
+              + IN_FROM
+              + ")) AS "
+              + PARTITION);
+    }
     List<String> select = new ArrayList<>();
     select.add(
-        "CASE WHEN b."
+        "CASE WHEN "
             + IN_TO
-            + " IS NULL THEN 'delete' WHEN a."
+            + " IS NULL THEN 'delete' WHEN "
             + IN_FROM
             + " IS NULL THEN 'insert' ELSE 'update' END AS change_type");
-    List<String> on = new ArrayList<>();
-    for (String k : key) {
-      String c = identifier(k);
-      select.add("coalesce(a." + c + ", b." + c + ") AS " + c);
-      on.add("a." + c + " <=> b." + c);
-    }
-    String where = "a." + IN_FROM + " IS NULL OR b." + IN_TO + " IS NULL";
-    if (!values.isEmpty()) {
-      select.add("IF(a." + IN_FROM + " IS NULL, NULL, " + struct("a", values) + ") AS before");
-      select.add("IF(b." + IN_TO + " IS NULL, NULL, " + struct("b", values) + ") AS after");
-      where += " OR NOT (" + struct("a", values) + " <=> " + struct("b", values) + ")";
-    }
-    String partition = withPartition ? ", " + PARTITION + " AS " + PID : "";
-    if (withPartition) select.add("coalesce(b." + PID + ", a." + PID + ") AS " + PARTITION);
+    select.addAll(keys);
+    if (!values.isEmpty()) select.addAll(List.of("before", "after"));
+    if (withPartition) select.add(PARTITION);
+    String where = IN_FROM + " IS NULL OR " + IN_TO + " IS NULL";
+    if (!values.isEmpty()) where += " OR NOT (before <=> after)";
+    String side = "SELECT " + String.join(", ", keys) + value + partition;
     return "SELECT "
         + String.join(", ", select)
-        + " FROM (SELECT *"
-        + partition
+        + " FROM (SELECT "
+        + String.join(", ", grouped)
+        + " FROM ("
+        + side
         + ", true AS "
         + IN_FROM
+        + ", CAST(NULL AS BOOLEAN) AS "
+        + IN_TO
         + " FROM "
         + from
         + (fromEmpty ? " WHERE false" : "")
-        + ") a FULL OUTER JOIN (SELECT *"
-        + partition
-        + ", true AS "
-        + IN_TO
-        + " FROM "
+        + " UNION ALL "
+        + side
+        + ", CAST(NULL AS BOOLEAN), true FROM "
         + to
-        + ") b ON "
-        + String.join(" AND ", on)
-        + " WHERE "
+        + ") GROUP BY "
+        + String.join(", ", keys)
+        + ") WHERE "
         + where;
   }
 
-  private static String struct(String alias, List<String> values) {
+  /** The value columns as one struct, named as the columns. */
+  private static String struct(List<String> values) {
     List<String> fields = new ArrayList<>();
-    for (String v : values) fields.add(string(v) + ", " + alias + "." + identifier(v));
+    for (String v : values) fields.add(string(v) + ", " + identifier(v));
     return "named_struct(" + String.join(", ", fields) + ")";
   }
 
