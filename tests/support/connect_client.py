@@ -101,6 +101,12 @@ def edit_reports(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
     out["created"] = sp.create_savepoint(spark, args["empty"], like=args["agg"])
     inspected = sp.inspect_checkpoint(spark, args["agg"], rows=False, catalog="insp")
     out["inspected"] = [inspected.batch_id, [op.uid for op in inspected.operators]]
+    undone = sp.undo(spark, args["agg"], dry_run=True)
+    out["undo_planned"] = [undone.batch_id, len(undone.statements), undone.summary]
+    counted = sp.hygiene(spark, args["agg"]).tables
+    out["hygiene"] = [[t.table, t.rows, t.evictable, t.never_evicted] for t in counted]
+    edits = "SELECT batch_id, statements, written, removed FROM savepoint.query.edits"
+    out["edits"] = rows(spark.sql(edits))
     return out
 
 

@@ -17,6 +17,7 @@ from tests.support.connect_venv import CLIENT_VERSION, client_python, run_client
 from tests.support.server_process import ServerProcess
 from tests.support.streaming_queries import StreamingQuery, restart_rows
 
+TABLE = "savepoint.agg_0.default"
 BOB_AGAIN = {"event_id": 7, "user": "bob", "item": "pear", "amount": 5, "ts": "2024-01-01 10:09:00"}
 
 
@@ -89,6 +90,14 @@ def test_pyspark_client_reads_and_writes_through_the_server(served: dict, spark)
     assert out["transaction_plan"] == [["agg_0.default", 1]]
     assert out["batches_after_plans"] == [0, 1, 2, 3, 4]  # neither committed anything
     assert out["inspected"] == [4, ["agg_0"]]  # inspect lists the files through a procedure
+    # undo, hygiene and the edit record: procedures too
+    assert out["undo_planned"] == [4, 1, "dry run: nothing was written"]
+    assert out["hygiene"] == [["agg_0.default", 3, None, True]]  # no watermark evicts it
+    assert out["edits"] == [
+        [2, [f"INSERT INTO {TABLE} VALUES ('alice', 100, 1000)"], 1, 0],
+        [3, [f"DELETE FROM {TABLE} WHERE user = 'bob'"], 0, 1],
+        [4, [], 1, 0],  # the DataFrame writer's append: no SQL
+    ]
     assert out["created"].startswith(f"Created empty savepoint '{root / 'empty'}' shaped like")
 
     # the decisive check: the real query restarted on the edited checkpoint
