@@ -19,7 +19,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from spark_savepoint.sql_ext import doctor, edits, empty, inspection, savepoints, session, upgrade
+from spark_savepoint.sql_ext import (
+    doctor,
+    edits,
+    empty,
+    inspection,
+    savepoints,
+    session,
+    upgrade,
+)
+from spark_savepoint.sql_ext import hygiene as state_hygiene
+from spark_savepoint.sql_ext import undo as edit_undo
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -97,6 +107,18 @@ class Checkpoint:
     def recover(self, force: bool = False) -> str:
         """Completes or removes what an interrupted edit left (:func:`~spark_savepoint.recover`)."""
         return edits.recover(self.spark, self.path, force)
+
+    def hygiene(self, **options: Any) -> state_hygiene.Hygiene:
+        """Its evictable, expired and older rows per table (:func:`~spark_savepoint.hygiene`)."""
+        return state_hygiene.hygiene(self.spark, self.path, **options)
+
+    def purge(self, **options: Any) -> state_hygiene.Purge:
+        """Those rows deleted as one edit batch (:func:`~spark_savepoint.purge`)."""
+        return state_hygiene.purge(self.spark, self.path, **options)
+
+    def undo(self, batch: int | None = None, **options: Any) -> edit_undo.Undo:
+        """Its last edit (or edit batch ``batch``) taken back (:func:`~spark_savepoint.undo`)."""
+        return edit_undo.undo(self.spark, self.path, batch, **options)
 
     def upgrade_check(
         self, new_query: DataFrame, output_mode: str = "append", maps: Iterable[str] = ()

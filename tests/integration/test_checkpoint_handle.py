@@ -44,3 +44,16 @@ def test_a_plain_checkpoint_is_no_savepoint_to_dispose(spark, checkpoints) -> No
     with pytest.raises(NotASavepoint), savepoint_errors():
         ckpt.dispose()
     assert snapshot(Path(ckpt.path)) == before
+
+
+def test_a_checkpoint_counts_purges_and_undoes(spark, private_copy) -> None:
+    """hygiene, purge and undo as methods: a TTL-less aggregation has nothing to purge; an
+    edit is taken back."""
+    query = private_copy("agg", "hdfs", "handle")
+    ckpt = Checkpoint(spark, str(query.checkpoint))
+    (table,) = ckpt.hygiene().tables
+    assert (table.table, table.rows, table.never_evicted) == ("agg_0.default", 3, True)
+    assert ckpt.purge(dry_run=True).statements == []  # no watermark, no TTL: nothing to purge
+    spark.sql("DELETE FROM handle.agg_0.default WHERE user = 'bob'")
+    assert ckpt.undo().report.committed
+    assert len(_rows(ckpt.table("agg_0.default", catalog="handle"))) == 3
