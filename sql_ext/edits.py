@@ -12,12 +12,12 @@ or none when it changed no entry. Example::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.sql_ext import procedures
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    from pyspark.sql import Row, SparkSession
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,35 @@ class EditReport:
     @property
     def committed(self) -> bool:
         return self.batch_id is not None
+
+
+@dataclass(frozen=True)
+class StatementsRun:
+    """What an action made of SQL statements did (the procedures ``undo`` and ``purge``, whose
+    rows are one per statement, then the outcome): the statements, what each would change
+    (``planned``, a dry run) or the commit (``report``), and the outcome's line."""
+
+    statements: list[str]
+    summary: str
+    report: EditReport | None = None
+    planned: list[str] | None = None
+
+    @classmethod
+    def of(cls, spark: SparkSession, rows: list[Row], dry_run: bool, **extra: Any) -> Any:
+        """The run the procedure's ``rows`` describe (``extra``: a subclass's own fields)."""
+        steps = [r for r in rows if r.statement is not None]
+        return cls(
+            statements=[r.statement for r in steps],
+            summary=rows[-1].summary,
+            report=last_edit(spark) if steps and not dry_run else None,
+            planned=[r.summary for r in steps] if steps and dry_run else None,
+            **extra,
+        )
+
+    def lines(self) -> list[str]:
+        """Each statement, what each would change (a dry run), then the outcome."""
+        return [*(f"  {s}" for s in self.statements),
+                *(f"  {p}" for p in self.planned or []), self.summary]  # fmt: skip
 
 
 def last_edit(spark: SparkSession) -> EditReport | None:

@@ -34,12 +34,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from spark_savepoint.sql_ext import procedures
-from spark_savepoint.sql_ext.edits import last_edit
+from spark_savepoint.sql_ext.edits import StatementsRun
 
 if TYPE_CHECKING:
     from pyspark.sql import Row, SparkSession
-
-    from spark_savepoint.sql_ext.edits import EditReport
 
 RULES = ("evictable", "expired", "older")
 
@@ -145,15 +143,9 @@ def _times(
     return arguments
 
 
-@dataclass(frozen=True)
-class Purge:
+class Purge(StatementsRun):
     """What purging did: the DELETE statements, what each would remove (``planned``, a dry
     run) or the commit (``report``), and the last line of the outcome."""
-
-    statements: list[str]
-    summary: str
-    report: EditReport | None = None
-    planned: list[str] | None = None
 
 
 def purge(
@@ -186,20 +178,10 @@ def purge(
         spark, path, "purge", evictable=evictable, aggregations=aggregations, expired=expired,
         tables=",".join(tables or []), dry_run=dry_run, **_times(older_than, column, at),
     )  # fmt: skip
-    steps = [r for r in rows if r.statement is not None]
-    return Purge(
-        statements=[r.statement for r in steps],
-        summary=rows[-1].summary,
-        report=last_edit(spark) if steps and not dry_run else None,
-        planned=[r.summary for r in steps] if steps and dry_run else None,
-    )
+    return Purge.of(spark, rows, dry_run)
 
 
 def describe_purge(spark: SparkSession, path: str, **options: Any) -> str:
     """``spark-savepoint purge``: the statements, then the commit (or with ``dry_run`` what each
     would delete)."""
-    done = purge(spark, path, **options)
-    lines = [f"purge of '{path}':", *(f"  {s}" for s in done.statements)]
-    lines += [f"  {planned}" for planned in done.planned or []]
-    lines.append(done.summary)
-    return "\n".join(lines)
+    return "\n".join([f"purge of '{path}':", *purge(spark, path, **options).lines()])

@@ -20,24 +20,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from spark_savepoint.sql_ext import procedures
-from spark_savepoint.sql_ext.edits import last_edit
+from spark_savepoint.sql_ext.edits import StatementsRun
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-    from spark_savepoint.sql_ext.edits import EditReport
-
 
 @dataclass(frozen=True)
-class Undo:
+class Undo(StatementsRun):
     """What undoing an edit batch did: the statements of its inverse, what each would change
     (``planned``, a dry run) or the commit (``report``), and the last line of the outcome."""
 
-    batch_id: int
-    statements: list[str]
-    summary: str
-    report: EditReport | None = None
-    planned: list[str] | None = None
+    batch_id: int = -1
+    """The edit batch undone."""
 
 
 def undo(
@@ -63,15 +58,7 @@ def undo(
         spark, path, "undo", batch_id=-1 if batch is None else int(batch), force=force,
         dry_run=dry_run,
     )  # fmt: skip
-    steps = [r for r in rows if r.statement is not None]
-    committed = not dry_run and bool(steps)
-    return Undo(
-        batch_id=int(rows[-1].batch_id),
-        statements=[r.statement for r in steps],
-        summary=rows[-1].summary,
-        report=last_edit(spark) if committed else None,
-        planned=[r.summary for r in steps] if dry_run and steps else None,
-    )
+    return Undo.of(spark, rows, dry_run, batch_id=int(rows[-1].batch_id))
 
 
 def describe_undo(
@@ -85,8 +72,4 @@ def describe_undo(
     """``spark-savepoint undo``: the edit batch, the statements that take it back, then the
     commit (or, with ``dry_run``, what each would change)."""
     done = undo(spark, path, batch, force=force, dry_run=dry_run)
-    lines = [f"undo of edit batch {done.batch_id} of '{path}':"]
-    lines += [f"  {statement}" for statement in done.statements]
-    lines += [f"  {planned}" for planned in done.planned or []]
-    lines.append(done.summary)
-    return "\n".join(lines)
+    return "\n".join([f"undo of edit batch {done.batch_id} of '{path}':", *done.lines()])
