@@ -65,15 +65,17 @@ def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
 
 @pytest.mark.slow
 def test_key_predicates_are_looked_up_at_both_points(spark, edited) -> None:
-    """A filter on key columns reaches both reads of a diff and of the change feed, which look
-    the keys up instead of scanning every partition."""
+    """A filter on key columns reaches both reads of a diff, which look the keys up instead of
+    scanning every partition, and the change feed, which keeps only those keys' changes."""
     query, before, _ = edited
     keyed = f"SELECT * FROM savepoint_diff('{AGG}', {before}) WHERE user IN ('bob', 'zed')"
     plan = spark.sql(f"EXPLAIN {keyed}").collect()[0][0]
     assert plan.count("key lookup: 2 keys") == 2, plan
     assert changed_rows(spark.sql(keyed)) == [EDIT[0], EDIT[1]]
     feed = f"SELECT * FROM savepoint_changes('{AGG}', {before + 1}) WHERE user = 'alice'"
-    assert spark.sql(f"EXPLAIN {feed}").collect()[0][0].count("key lookup: 1 keys") == 2
+    plan = spark.sql(f"EXPLAIN {feed}").collect()[0][0]
+    assert "(change files; changed keys looked up as of batch" in plan, plan
+    assert "key filter: 1 keys)" in plan, plan
     assert [(r.change_type, r.cnt) for r in spark.sql(feed).collect()] == [("update", 3)]
 
 
@@ -145,6 +147,60 @@ def test_the_change_feed_is_what_each_batch_changed(spark, private_copy) -> None
     assert sorted(r[0] for r in alice.collect()) == [0, first + 1]
     with pytest.raises(BadArguments, match="at most 100 batches"):
         changes(spark, AGG, 5, 1)
+
+
+FROM_CHANGE_FILES = "spark.savepoint.changes.fromChangeFiles"
+
+FEED_KEYS = {"agg": "user", "dedup": "event_id", "pandas_state": "user"}
+"""Kind -> the key column of its state table, for the edits below."""
+
+
+@pytest.mark.parametrize(
+    ("kind", "provider"),
+    [
+        ("agg", "hdfs"),
+        pytest.param("agg", "rocksdb", marks=pytest.mark.slow),
+        pytest.param("dedup", "rocksdb", marks=pytest.mark.slow),
+        pytest.param("pandas_state", "hdfs", marks=pytest.mark.slow),
+    ],
+)
+def test_the_change_feed_from_change_files_is_the_diff_of_full_reads(
+    spark, private_copy, kind, provider
+) -> None:
+    """Over edit batches (a key deleted, put back, deleted and put back in one transaction, a
+    new key) and a batch of the restarted query, the feed read from the change files and
+    classified by lookups as of the batch before is row for row the diff of full reads."""
+    query = private_copy(kind, provider, CATALOG)
+    table, key = f"{CATALOG}.{query.uid}.default", FEED_KEYS[kind]
+    first = last_batch(query.checkpoint) + 1
+    rows = spark.table(table).orderBy(key).collect()
+    one, two = (f"{key} = {r[key]!r}" for r in rows[:2])
+    spark.sql(f"DELETE FROM {table} WHERE {one}")
+    spark.sql(f"INSERT INTO {table} SELECT * FROM {table} VERSION AS OF {first - 1} WHERE {one}")
+    with edit(spark) as tx:
+        tx.sql(f"DELETE FROM {table} WHERE {two}")
+        tx.sql(f"INSERT INTO {table} SELECT * FROM {table} VERSION AS OF {first - 1} WHERE {two}")
+        tx.sql(f"DELETE FROM {table} WHERE {one}")
+    query.restart(spark)
+    last = last_batch(query.checkpoint)
+    attach(spark, str(query.checkpoint), CATALOG)
+
+    def feed(from_: int, setting: str) -> list[tuple]:
+        spark.conf.set(FROM_CHANGE_FILES, setting)
+        try:
+            frame = changes(spark, table, from_, last)
+            plan = frame._jdf.queryExecution().executedPlan().toString()
+            assert ("change files" in plan) == (setting == "true"), plan
+            return sorted(tuple(r) for r in frame.collect())
+        finally:
+            spark.conf.unset(FROM_CHANGE_FILES)
+
+    for from_ in (0, first):
+        ours = feed(from_, "true")
+        assert ours == feed(from_, "false") and ours
+    batches = [r[:2] for r in feed(first, "true")]
+    assert batches[:3] == [(first, "delete"), (first + 1, "insert"), (first + 2, "delete")]
+    assert {b for b, _ in batches[3:]} == {last}  # the transaction put `two` back as it was
 
 
 @pytest.mark.parametrize("kind", ["agg", "dedup"])

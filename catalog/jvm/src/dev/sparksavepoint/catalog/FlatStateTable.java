@@ -2,6 +2,7 @@ package dev.sparksavepoint.catalog;
 
 import dev.sparksavepoint.checkpoint.TableOrigin;
 import dev.sparksavepoint.errors.Errors;
+import dev.sparksavepoint.read.ChangeFeedScan;
 import dev.sparksavepoint.read.FlatScan;
 import dev.sparksavepoint.read.FlatSchema;
 import dev.sparksavepoint.read.RowOverlay;
@@ -170,6 +171,26 @@ public final class FlatStateTable
     return kind.equals("list") || kind.equals("join_side") ? List.of() : flat.entryKeyColumns();
   }
 
+  /**
+   * The change feed of batches {@code from} to {@code to} of this table read from the batches'
+   * change files ({@link ChangeFeedScan}), or null where it is not read that way (the feed is
+   * then the diff of full reads, {@code sql.StateDiff}).
+   */
+  public Table changes(long from, long to) {
+    if (origin == null) return null;
+    java.util.function.Supplier<ScanBuilder> scans =
+        ChangeFeedScan.of(
+            org.apache.spark.sql.classic.SparkSession.active(),
+            origin,
+            flat,
+            options,
+            from,
+            to,
+            name,
+            readFailure());
+    return scans == null ? null : new StateChangesTable(name, flat.changes().readSchema(), scans);
+  }
+
   @Override
   public Map<String, String> properties() {
     return properties;
@@ -205,16 +226,20 @@ public final class FlatStateTable
     return scanBuilder(extra, null);
   }
 
+  /** What a read task of this table reports when Spark's provider cannot load its files. */
+  private FlatScan.ReadFailure readFailure() {
+    return new FlatScan.ReadFailure(
+        properties.getOrDefault("checkpoint", "?"),
+        properties.getOrDefault("uid", "?"),
+        Long.parseLong(properties.getOrDefault("operator_id", "-1")),
+        name.substring(name.lastIndexOf('.') + 1),
+        Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+  }
+
   private ScanBuilder scanBuilder(CaseInsensitiveStringMap extra, TableOrigin lookups) {
     Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
     merged.putAll(options);
-    FlatScan.ReadFailure failure =
-        new FlatScan.ReadFailure(
-            properties.getOrDefault("checkpoint", "?"),
-            properties.getOrDefault("uid", "?"),
-            Long.parseLong(properties.getOrDefault("operator_id", "-1")),
-            name.substring(name.lastIndexOf('.') + 1),
-            Long.parseLong(properties.getOrDefault("batch_id", "-1")));
+    FlatScan.ReadFailure failure = readFailure();
     RowOverlay staged =
         properties.containsKey(AS_OF)
             ? null // VERSION AS OF reads the committed batch, also inside a transaction

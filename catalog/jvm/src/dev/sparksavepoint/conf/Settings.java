@@ -27,6 +27,12 @@ public final class Settings {
    */
   public static final String CATALOG_CLASS = "dev.sparksavepoint.catalog.SavepointCatalog";
 
+  /**
+   * Session: {@code false} makes {@code savepoint_changes} diff two full reads per batch instead
+   * of reading the batches' change files (default {@code true}; the rows are the same).
+   */
+  public static final String CHANGES_FROM_CHANGE_FILES = "spark.savepoint.changes.fromChangeFiles";
+
   /** Application: {@code true} refuses every write and DDL (a server's default). */
   public static final String READ_ONLY = "spark.savepoint.readOnly";
 

@@ -171,6 +171,17 @@ public final class FlatSchema implements Serializable {
     return copy;
   }
 
+  /**
+   * The flat columns of the change feed of this schema's state ({@link
+   * ChangeFeedScan#feedSchema}): {@code batch_id}, {@code change_type}, the key and value columns
+   * named as here, then {@code partition_id} as a data column.
+   */
+  public FlatSchema changes() {
+    FlatSchema feed = new FlatSchema(ChangeFeedScan.feedSchema(source), valueNames);
+    feed.readsPartition = true;
+    return feed;
+  }
+
   /** True when the rows {@link #projection} makes end in {@code partition_id}. */
   public boolean readsPartition() {
     return readsPartition;

@@ -5,10 +5,10 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.KeyPartitioner;
 import dev.sparksavepoint.checkpoint.KeyPlacement;
 import dev.sparksavepoint.checkpoint.Operator;
+import dev.sparksavepoint.checkpoint.OperatorKind;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TableOrigin;
-import java.io.IOException;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -86,15 +86,24 @@ final class KeyLookupScan implements Scan, Batch {
      * or null when its state is not one a key lookup reads.
      */
     static Target of(SparkSession spark, TableOrigin origin, StructType source) {
+      Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
+      // a non-strict query placed keys by its input's partitioning: a key may live anywhere
+      if (!KeyPlacement.isStrict(ckpt, origin.operator(), origin.batchId())) return null;
+      return at(spark, origin, source, origin.batchId());
+    }
+
+    /**
+     * The stores of a table from {@code origin} (reader schema {@code source}) as of batch
+     * {@code batch}, wherever its query placed keys; null when its state is not one a key
+     * lookup reads (see {@link OperatorKind#lookups}).
+     */
+    static Target at(SparkSession spark, TableOrigin origin, StructType source, long batch) {
       Operator op = origin.operator();
       if (!op.kind().lookups() || !origin.ref().option().equals("storeName")) return null;
       List<String> columns = List.of(source.fieldNames());
       if (!columns.equals(List.of("key", "value", "partition_id"))) return null;
       Configuration hadoop = spark.sessionState().newHadoopConf();
       Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
-      long batch = origin.batchId();
-      // a non-strict query placed keys by its input's partitioning: a key may live anywhere
-      if (!KeyPlacement.isStrict(ckpt, op, batch)) return null;
       HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, batch);
       StoreSpec spec =
           new StoreSpec(
@@ -111,6 +120,34 @@ final class KeyLookupScan implements Scan, Batch {
           ids,
           StoreProviders.storeConf(spark, ckpt.location(), batch, ids),
           new SerializableConfiguration(hadoop));
+    }
+
+    /**
+     * The values of {@code keys} (encoded as Spark encodes them) in state partition {@code
+     * partition} at this target's version, in order, null for a key that has no entry: the
+     * partition loaded through Spark's provider, read-only, then closed.
+     */
+    List<UnsafeRow> values(int partition, List<UnsafeRow> keys) {
+      List<UnsafeRow> values = new ArrayList<>(keys.size());
+      StateStoreProvider provider =
+          StoreProviders.open(
+              stateLocation, UUID.randomUUID(), conf, hadoopConf.value(), spec, partition);
+      try {
+        ReadStateStore store =
+            provider.getReadStore(
+                version, Option.apply(StoreProviders.uniqueId(ids, spec, partition)));
+        try {
+          for (UnsafeRow key : keys) {
+            UnsafeRow value = store.get(key, StateStore.DEFAULT_COL_FAMILY_NAME());
+            values.add(value == null ? null : value.copy());
+          }
+        } finally {
+          store.abort();
+        }
+      } finally {
+        provider.close();
+      }
+      return values;
     }
   }
 
@@ -151,7 +188,7 @@ final class KeyLookupScan implements Scan, Batch {
   }
 
   /** A key's bytes exactly as Spark encodes the key (an UnsafeProjection of its fields). */
-  private static UnsafeRow encode(StructType schema, Object[] values) {
+  static UnsafeRow encode(StructType schema, Object[] values) {
     List<Expression> fields = new ArrayList<>();
     StructField[] types = schema.fields();
     for (int i = 0; i < values.length; i++) {
@@ -175,61 +212,29 @@ final class KeyLookupScan implements Scan, Batch {
     public PartitionReader<InternalRow> createReader(InputPartition input) {
       Keys part = (Keys) input;
       List<InternalRow> rows = new ArrayList<>();
-      StoreSpec spec = target.spec();
       try {
-        StateStoreProvider provider =
-            StoreProviders.open(
-                target.stateLocation(),
-                UUID.randomUUID(),
-                target.conf(),
-                target.hadoopConf().value(),
-                spec,
-                part.partition());
-        try {
-          ReadStateStore store =
-              provider.getReadStore(
-                  target.version(),
-                  Option.apply(StoreProviders.uniqueId(target.ids(), spec, part.partition())));
-          try {
-            UnsafeProjection projection = flat.projection();
-            int fields = spec.keySchema().size();
-            for (byte[] bytes : part.keys()) {
-              UnsafeRow key = new UnsafeRow(fields);
-              key.pointTo(bytes, bytes.length);
-              UnsafeRow value = store.get(key, StateStore.DEFAULT_COL_FAMILY_NAME());
-              if (value == null) continue;
-              rows.add(
-                  projection
-                      .apply(
-                          new GenericInternalRow(
-                              new Object[] {key, value.copy(), part.partition()}))
-                      .copy());
-            }
-          } finally {
-            store.abort();
-          }
-        } finally {
-          provider.close();
+        int fields = target.spec().keySchema().size();
+        List<UnsafeRow> keys = new ArrayList<>();
+        for (byte[] bytes : part.keys()) {
+          UnsafeRow key = new UnsafeRow(fields);
+          key.pointTo(bytes, bytes.length);
+          keys.add(key);
+        }
+        List<UnsafeRow> values = target.values(part.partition(), keys);
+        UnsafeProjection projection = flat.projection();
+        for (int i = 0; i < keys.size(); i++) {
+          if (values.get(i) == null) continue;
+          rows.add(
+              projection
+                  .apply(
+                      new GenericInternalRow(
+                          new Object[] {keys.get(i), values.get(i), part.partition()}))
+                  .copy());
         }
       } catch (RuntimeException e) {
         throw failure.of(e);
       }
-      return new PartitionReader<>() {
-        private int next = -1;
-
-        @Override
-        public boolean next() {
-          return ++next < rows.size();
-        }
-
-        @Override
-        public InternalRow get() {
-          return rows.get(next);
-        }
-
-        @Override
-        public void close() throws IOException {}
-      };
+      return new ListedRows(rows);
     }
   }
 }

@@ -6,6 +6,9 @@ import java.util.List;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.classic.SparkSession;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import scala.Option;
 import scala.collection.immutable.Seq;
 
 /**
@@ -14,8 +17,12 @@ import scala.collection.immutable.Seq;
  * change: {@code batch_id}, {@code change_type} ({@code insert}, {@code update}, {@code delete}),
  * the key columns and the value columns after the change (NULL for a delete), or the whole row
  * where rows repeat their key (inserted or deleted), then {@code partition_id}. Each batch's
- * changes are the {@link StateDiff} of the batch before it and its own, for every operator kind
- * and both providers; at most {@link #MAX_BATCHES} batches per call.
+ * changes are those of the {@link StateDiff} of the batch before it and its own, for every
+ * operator kind and both providers; at most {@link #MAX_BATCHES} batches per call. Where the
+ * batches' change files hold them (aggregations, dropDuplicates and groupsWithState state on
+ * Spark 4.0 and later, see {@code read.ChangeFeedScan}), they are read from those files and the
+ * changed keys looked up as of the batch before {@code from}; elsewhere each batch is that diff
+ * of two full reads.
  *
  * <pre>
  *   SELECT * FROM savepoint_changes('savepoint.agg_0.default', 3, 7) WHERE user = 'alice';
@@ -54,6 +61,8 @@ final class StateChanges {
               + MAX_BATCHES
               + " apart.");
     }
+    Table feed = diff.table().changes(from, to);
+    if (feed != null) return DataSourceV2Relation.create(feed, Option.empty(), Option.empty());
     List<String> batches = new ArrayList<>();
     for (long b = from; b <= to; b++) batches.add(diff.batchChanges(b));
     String sql = String.join(" UNION ALL ", batches);

@@ -55,9 +55,11 @@ final class StateDiff {
   private final String state;
   private final List<String> columns;
   private final List<String> key;
+  private final FlatStateTable loaded;
 
   private StateDiff(String table, FlatStateTable flat) {
     this.table = table;
+    this.loaded = flat;
     this.batch = Long.parseLong(flat.properties().get("batch_id"));
     this.uid = flat.properties().get("uid");
     this.state = flat.name().substring(flat.name().lastIndexOf('.') + 1);
@@ -73,6 +75,11 @@ final class StateDiff {
     List<String> parts = qualified(spark, name);
     String quoted = String.join(".", parts.stream().map(StateDiff::identifier).toList());
     return new StateDiff(quoted, load(spark, function, name, parts));
+  }
+
+  /** The state table, as loaded. */
+  FlatStateTable table() {
+    return loaded;
   }
 
   /** The table's batch when it was loaded (its last committed one). */
@@ -92,7 +99,8 @@ final class StateDiff {
         key.isEmpty()
             ? rowsSql(withPartition(before, batch == 0), withPartition(after, false))
             : entriesSql(before, batch == 0, after, true);
-    List<String> select = new ArrayList<>(List.of(batch + " AS batch_id", "change_type"));
+    List<String> select =
+        new ArrayList<>(List.of("CAST(" + batch + " AS BIGINT) AS batch_id", "change_type"));
     if (key.isEmpty()) {
       for (String c : columns) select.add(identifier(c));
     } else {
