@@ -4,13 +4,18 @@
 
 The state: the benchmarks' streaming aggregation over ``--keys`` keys and over a tenth of them,
 one micro-batch each, then one edit batch that changes 10 keys (5 updated, 5 inserted), on
-RocksDB with changelog checkpointing (where Spark keeps a change feed) and HDFS-backed.
+RocksDB with changelog checkpointing (where Spark keeps a change feed) and HDFS-backed, in 4
+state partitions (as the other benchmarks) and in 200 (Spark's default).
 
 (a) ``savepoint_changes`` of the edit batch at ``--keys`` / at a tenth: goal 1 (the feed of a
-    batch costs its changes, not the state); it reads both versions today.
-(b) the same feed with a key filter (the 10 keys): both versions looked up, not scanned.
-(c) ours / Spark's ``readChangeFeed`` of the batch (RocksDB), which reads the changelog files
-    only but cannot tell an insert from an update (docs/checkpoint-formats.md).
+    batch costs its changes, not the state). It reads the batch's change files, then looks the
+    changed keys up as of the batch before (one load of each partition that changed: with 4
+    partitions every one, with 200 at most 10 of them).
+(b) the same feed with a key filter (the 10 keys).
+(c) ours / Spark's ``readChangeFeed`` of the batch, which reads the change files only but
+    cannot tell an insert from an update (docs/checkpoint-formats.md).
+(d) ours / the diff of two full reads (``spark.savepoint.changes.fromChangeFiles=false``, how
+    every feed was read before), 4 partitions.
 
 Best of ``--repeat`` runs, the sides alternating after a warm-up round; ratios last.
 """
@@ -28,69 +33,87 @@ CHANGED = 10
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
 
-def edited(spark: SparkSession, root: Path, provider: str, keys: int) -> tuple[Path, int]:
-    """The aggregation over ``keys`` keys with one edit batch after it (built once): its
-    checkpoint and the edit's batch id."""
-    checkpoint = build_keyed_state(spark, root / "changes", provider, keys)
-    catalog = f"ch_{provider}_{keys}"
-    attach(spark, str(checkpoint), catalog)
+FROM_CHANGE_FILES = "spark.savepoint.changes.fromChangeFiles"
+
+
+def edited(spark: SparkSession, root: Path, provider: str, keys: int, partitions: int) -> Path:
+    """The aggregation over ``keys`` keys in ``partitions`` partitions with one edit batch (batch
+    1) after it, built once: its checkpoint, attached as :func:`catalog`."""
+    checkpoint = build_keyed_state(spark, root / "changes", provider, keys, partitions=partitions)
+    name = catalog(provider, keys, partitions)
+    attach(spark, str(checkpoint), name)
     if not (checkpoint / "commits" / "1").exists():
         half = CHANGED // 2
         rows = [f"({k}, 1000, 1000)" for k in range(half)]  # updated
         rows += [f"({keys + k}, 1000, 1000)" for k in range(half)]  # inserted
-        spark.sql(f"INSERT INTO {catalog}.agg_0.default VALUES {', '.join(rows)}")
-    return checkpoint, 1
+        spark.sql(f"INSERT INTO {name}.agg_0.default VALUES {', '.join(rows)}")
+    return checkpoint
 
 
-def feed(spark: SparkSession, catalog: str, batch: int, keys: int | None = None) -> int:
-    """Our change feed of ``batch`` (with ``keys``: of the changed keys only), counted."""
+def catalog(provider: str, keys: int, partitions: int) -> str:
+    return f"ch_{provider}_{keys}_p{partitions}"
+
+
+def feed(spark: SparkSession, catalog: str, keys: int | None = None, diffed: bool = False) -> int:
+    """Our change feed of batch 1 (with ``keys``: of the changed keys only; ``diffed``: as the
+    diff of two full reads), counted."""
     where = ""
     if keys is not None:
         changed = [*range(CHANGED // 2), *range(keys, keys + CHANGED // 2)]
         where = f" WHERE key IN ({', '.join(map(str, changed))})"
     table = f"{catalog}.agg_0.default"
-    return spark.sql(f"SELECT * FROM savepoint_changes('{table}', {batch}, {batch}){where}").count()
+    spark.conf.set(FROM_CHANGE_FILES, str(not diffed).lower())
+    try:
+        return spark.sql(f"SELECT * FROM savepoint_changes('{table}', 1, 1){where}").count()
+    finally:
+        spark.conf.unset(FROM_CHANGE_FILES)
 
 
-def spark_feed(spark: SparkSession, checkpoint: Path, batch: int) -> int:
-    """Spark's own ``readChangeFeed`` of ``batch``, counted."""
+def spark_feed(spark: SparkSession, checkpoint: Path) -> int:
+    """Spark's own ``readChangeFeed`` of batch 1, counted."""
     return (
         spark.read.format("statestore")
         .option("readChangeFeed", "true")
-        .option("changeStartBatchId", batch)
-        .option("changeEndBatchId", batch)
+        .option("changeStartBatchId", 1)
+        .option("changeEndBatchId", 1)
         .load(str(checkpoint))
         .count()
     )
 
 
-def measure(spark: SparkSession, root: Path, provider: str, keys: int, repeat: int) -> list[str]:
-    """The best times of one provider, printed; its ratios."""
+def measure(
+    spark: SparkSession, root: Path, provider: str, keys: int, partitions: int, repeat: int
+) -> list[str]:
+    """The best times of one provider and partition count, printed; its ratios."""
     small = max(keys // 10, CHANGED)
-    big_ckpt, batch = edited(spark, root, provider, keys)
-    edited(spark, root, provider, small)
-    big, little = f"ch_{provider}_{keys}", f"ch_{provider}_{small}"
-    assert feed(spark, big, batch) == CHANGED == feed(spark, big, batch, keys)
+    big_ckpt = edited(spark, root, provider, keys, partitions)
+    edited(spark, root, provider, small, partitions)
+    big, little = catalog(provider, keys, partitions), catalog(provider, small, partitions)
+    assert feed(spark, big) == CHANGED == feed(spark, big, keys) == spark_feed(spark, big_ckpt)
     actions = {
-        "big": lambda: feed(spark, big, batch),
-        "small": lambda: feed(spark, little, batch),
-        "keyed": lambda: feed(spark, big, batch, keys),
+        "big": lambda: feed(spark, big),
+        "small": lambda: feed(spark, little),
+        "keyed": lambda: feed(spark, big, keys),
+        "spark": lambda: spark_feed(spark, big_ckpt),
     }
-    if provider == "rocksdb":
-        actions["spark"] = lambda: spark_feed(spark, big_ckpt, batch)
+    if partitions == 4:
+        actions["diffed"] = lambda: feed(spark, big, diffed=True)
     best = best_side_by_side(actions, repeat)
-    theirs = f", Spark's readChangeFeed {best['spark']:.3f} s" if "spark" in best else ""
+    diffed = f", as two full reads {best['diffed']:.3f} s" if "diffed" in best else ""
     print(
-        f"{provider:8s} best of {repeat}: feed of one batch at {keys} keys {best['big']:.3f} s,"
-        f" at {small} keys {best['small']:.3f} s, key filter {best['keyed']:.3f} s{theirs}",
+        f"{provider:8s} {partitions:3d} partitions, best of {repeat}: feed of one batch at"
+        f" {keys} keys {best['big']:.3f} s, at {small} keys {best['small']:.3f} s, key filter"
+        f" {best['keyed']:.3f} s, Spark's readChangeFeed {best['spark']:.3f} s{diffed}",
         flush=True,
     )
+    at = f"{provider} {partitions} partitions"
     ratios = [
-        f"{provider} feed at {keys} / at {small} keys: {best['big'] / best['small']:.2f} (goal 1)",
-        f"{provider} keyed feed / full feed: {best['keyed'] / best['big']:.2f}",
+        f"{at} feed at {keys} / at {small} keys: {best['big'] / best['small']:.2f} (goal 1)",
+        f"{at} keyed feed / full feed: {best['keyed'] / best['big']:.2f}",
+        f"{at} ours / Spark's readChangeFeed: {best['big'] / best['spark']:.2f}",
     ]
-    if "spark" in best:
-        ratios.append(f"{provider} ours / Spark's feed: {best['big'] / best['spark']:.2f}")
+    if "diffed" in best:
+        ratios.append(f"{at} ours / two full reads: {best['big'] / best['diffed']:.2f}")
     return ratios
 
 
@@ -101,7 +124,8 @@ def main() -> None:
     ratios = [
         line
         for provider in ("rocksdb", "hdfs")
-        for line in measure(spark, Path(args.dir), provider, args.keys, args.repeat)
+        for partitions in (4, 200)
+        for line in measure(spark, Path(args.dir), provider, args.keys, partitions, args.repeat)
     ]
     spark.stop()
     for line in ratios:

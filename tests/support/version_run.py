@@ -58,6 +58,26 @@ def rows(spark: SparkSession, sql: str) -> list[list[Any]]:
     return [list(row) for row in spark.sql(sql).collect()]
 
 
+CHANGES_SETTING = "spark.savepoint.changes.fromChangeFiles"
+
+
+def change_feeds(spark: SparkSession) -> dict[str, Any]:
+    """The change feed of every batch, as the session reads it by default (from the change files
+    where that Spark has Spark's ``readChangeFeed``) and as diffs of full reads."""
+    sql = (
+        "SELECT batch_id, change_type, user, cnt, total"
+        f" FROM savepoint_changes('{TABLE}', 0) ORDER BY batch_id, user"
+    )
+    plan = spark.sql(f"EXPLAIN {sql}").collect()[0][0]
+    out: dict[str, Any] = {"from_change_files": "change files" in plan, "rows": rows(spark, sql)}
+    spark.conf.set(CHANGES_SETTING, "false")
+    try:
+        out["diffed"] = rows(spark, sql)
+    finally:
+        spark.conf.unset(CHANGES_SETTING)
+    return out
+
+
 def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, Any]:
     """Build, read, edit, take, restore onto 8 partitions, restart: what each step gave."""
     query = build(spark, "agg", provider, root / provider)
@@ -77,6 +97,7 @@ def one_provider(spark: SparkSession, root: Path, provider: str) -> dict[str, An
     out["lookup"] = rows(spark, f"SELECT * FROM {TABLE} WHERE user = 'carol'")  # a key lookup
     out["batches"] = rows(spark, "SELECT batch_id FROM v.query.batches ORDER BY batch_id")
     out["version_1"] = rows(spark, f"SELECT * FROM {TABLE} VERSION AS OF 1 ORDER BY user")
+    out["changes"] = change_feeds(spark)
     out["doctor"] = doctor(spark, query.checkpoint, root / provider / "damaged")
     savepoint, restored = root / provider / "savepoint", root / provider / "restored"
     manifest = sp.take_savepoint(spark, str(query.checkpoint), str(savepoint))

@@ -76,6 +76,15 @@ def version_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPat
     return minor, _run(minor, root), root
 
 
+CHANGES = [
+    [0, "insert", "alice", 2, 17], [0, "insert", "bob", 1, 5],
+    [1, "update", "bob", 2, 10], [1, "insert", "carol", 1, 3],
+    [2, "update", "alice", 100, 1000], [3, "delete", "bob", None, None],
+    [4, "update", "carol", 1, 4], [5, "insert", "dave", 10, 100],
+]  # fmt: skip
+"""The change feed of the edited aggregation: its two query batches, then the four edits."""
+
+
 @pytest.mark.slow
 def test_the_tool_runs_on_spark(version_run) -> None:
     minor, out, _ = version_run
@@ -91,6 +100,9 @@ def test_the_tool_runs_on_spark(version_run) -> None:
         assert seen["version_1"] == seen["before"]  # VERSION AS OF an older batch
         assert seen["lookup"] == [["carol", 1, 4]]  # a key lookup
         assert seen["batches"] == [[0], [1], [2], [3], [4], [5]]  # operator state: the batches
+        feeds = seen["changes"]  # from the change files on 4.0+ (Spark's readChangeFeed)
+        assert feeds["from_change_files"] == (minor != "3.5")
+        assert feeds["rows"] == feeds["diffed"] == CHANGES, feeds
         doctor = seen["doctor"]  # verify, then repair a checkpoint missing a state file
         assert (doctor["healthy"], doctor["damaged"], doctor["repaired"]) == (
             [], ["STATE_FILE_MISSING"], [])  # fmt: skip
