@@ -5,7 +5,9 @@
 The state: the benchmarks' streaming aggregation over ``--keys`` keys and over a tenth of them,
 one micro-batch each, then one edit batch that changes 10 keys (5 updated, 5 inserted), on
 RocksDB with changelog checkpointing (where Spark keeps a change feed) and HDFS-backed, in 4
-state partitions (as the other benchmarks) and in 200 (Spark's default).
+state partitions (as the other benchmarks) and in 200 (Spark's default). RocksDB once more with
+the aggregation's batch kept as a snapshot (``.zip``, as a query past its first snapshots keeps
+most of its state) rather than a changelog that a load replays.
 
 (a) ``savepoint_changes`` of the edit batch at ``--keys`` / at a tenth: goal 1 (the feed of a
     batch costs its changes, not the state). It reads the batch's change files, then looks the
@@ -28,19 +30,26 @@ from common import bench_parser, bench_session, best_side_by_side, build_keyed_s
 from pyspark.sql import SparkSession
 
 from spark_savepoint import attach
+from spark_savepoint.catalog import settings
 
 CHANGED = 10
 CHANGELOG = "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled"
 
 
-FROM_CHANGE_FILES = "spark.savepoint.changes.fromChangeFiles"
+FROM_CHANGE_FILES = settings.CHANGES_FROM_CHANGE_FILES
 
 
-def edited(spark: SparkSession, root: Path, provider: str, keys: int, partitions: int) -> Path:
+def edited(
+    spark: SparkSession, root: Path, provider: str, keys: int, partitions: int, snapshot: bool
+) -> Path:
     """The aggregation over ``keys`` keys in ``partitions`` partitions with one edit batch (batch
-    1) after it, built once: its checkpoint, attached as :func:`catalog`."""
-    checkpoint = build_keyed_state(spark, root / "changes", provider, keys, partitions=partitions)
-    name = catalog(provider, keys, partitions)
+    1) after it, built once (``snapshot``: the aggregation's batch kept as a RocksDB snapshot,
+    not a changelog): its checkpoint, attached as :func:`catalog`."""
+    spark.conf.set(CHANGELOG, str(not snapshot).lower())
+    folder = root / ("changes-snapshot" if snapshot else "changes")
+    checkpoint = build_keyed_state(spark, folder, provider, keys, partitions=partitions)
+    spark.conf.set(CHANGELOG, "true")
+    name = catalog(provider, keys, partitions) + ("_zip" if snapshot else "")
     attach(spark, str(checkpoint), name)
     if not (checkpoint / "commits" / "1").exists():
         half = CHANGED // 2
@@ -82,13 +91,21 @@ def spark_feed(spark: SparkSession, checkpoint: Path) -> int:
 
 
 def measure(
-    spark: SparkSession, root: Path, provider: str, keys: int, partitions: int, repeat: int
+    spark: SparkSession,
+    root: Path,
+    provider: str,
+    keys: int,
+    partitions: int,
+    repeat: int,
+    snapshot: bool = False,
 ) -> list[str]:
     """The best times of one provider and partition count, printed; its ratios."""
     small = max(keys // 10, CHANGED)
-    big_ckpt = edited(spark, root, provider, keys, partitions)
-    edited(spark, root, provider, small, partitions)
-    big, little = catalog(provider, keys, partitions), catalog(provider, small, partitions)
+    big_ckpt = edited(spark, root, provider, keys, partitions, snapshot)
+    edited(spark, root, provider, small, partitions, snapshot)
+    suffix = "_zip" if snapshot else ""
+    big = catalog(provider, keys, partitions) + suffix
+    little = catalog(provider, small, partitions) + suffix
     assert feed(spark, big) == CHANGED == feed(spark, big, keys) == spark_feed(spark, big_ckpt)
     actions = {
         "big": lambda: feed(spark, big),
@@ -96,17 +113,18 @@ def measure(
         "keyed": lambda: feed(spark, big, keys),
         "spark": lambda: spark_feed(spark, big_ckpt),
     }
-    if partitions == 4:
+    if partitions == 4 and not snapshot:
         actions["diffed"] = lambda: feed(spark, big, diffed=True)
     best = best_side_by_side(actions, repeat)
     diffed = f", as two full reads {best['diffed']:.3f} s" if "diffed" in best else ""
+    kept = " (snapshot)" if snapshot else ""
     print(
-        f"{provider:8s} {partitions:3d} partitions, best of {repeat}: feed of one batch at"
+        f"{provider:8s} {partitions:3d} partitions{kept}, best of {repeat}: feed of one batch at"
         f" {keys} keys {best['big']:.3f} s, at {small} keys {best['small']:.3f} s, key filter"
         f" {best['keyed']:.3f} s, Spark's readChangeFeed {best['spark']:.3f} s{diffed}",
         flush=True,
     )
-    at = f"{provider} {partitions} partitions"
+    at = f"{provider} {partitions} partitions{kept}"
     ratios = [
         f"{at} feed at {keys} / at {small} keys: {best['big'] / best['small']:.2f} (goal 1)",
         f"{at} keyed feed / full feed: {best['keyed'] / best['big']:.2f}",
@@ -127,6 +145,7 @@ def main() -> None:
         for partitions in (4, 200)
         for line in measure(spark, Path(args.dir), provider, args.keys, partitions, args.repeat)
     ]
+    ratios += measure(spark, Path(args.dir), "rocksdb", args.keys, 4, args.repeat, snapshot=True)
     spark.stop()
     for line in ratios:
         print(line)

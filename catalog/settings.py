@@ -38,3 +38,6 @@ READ_ONLY: str = _SETTINGS["READ_ONLY"]
 """Application: ``true`` refuses every write and DDL (a server's default)."""
 MAX_PARTITIONS: str = _SETTINGS["MAX_PARTITIONS"]
 """Session: the most partitions a restore rehashes state into (10000 by default)."""
+CHANGES_FROM_CHANGE_FILES: str = _SETTINGS["CHANGES_FROM_CHANGE_FILES"]
+"""Session: ``false`` makes ``savepoint_changes`` diff full reads instead of reading the
+batches' change files (``true`` by default; the same rows)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from spark_savepoint import attach, changes, diff, diff_tables, edit, take_savepoint
+from spark_savepoint.catalog import settings
 from spark_savepoint.catalog.errors import BadArguments
 from spark_savepoint.sql_ext.cli import main
 from tests.support.checkpoint_files import last_batch
@@ -149,7 +150,7 @@ def test_the_change_feed_is_what_each_batch_changed(spark, private_copy) -> None
         changes(spark, AGG, 5, 1)
 
 
-FROM_CHANGE_FILES = "spark.savepoint.changes.fromChangeFiles"
+FROM_CHANGE_FILES = settings.CHANGES_FROM_CHANGE_FILES
 
 FEED_KEYS = {"agg": "user", "dedup": "event_id", "pandas_state": "user"}
 """Kind -> the key column of its state table, for the edits below."""

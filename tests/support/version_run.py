@@ -31,6 +31,7 @@ import pyspark
 from pyspark.sql import SparkSession
 
 import spark_savepoint as sp
+from spark_savepoint.catalog import settings
 from tests.compat.edits import EDITS as KIND_EDITS
 from tests.compat.golden import Golden, as_compared
 from tests.compat.restart import restart_case
@@ -58,7 +59,7 @@ def rows(spark: SparkSession, sql: str) -> list[list[Any]]:
     return [list(row) for row in spark.sql(sql).collect()]
 
 
-CHANGES_SETTING = "spark.savepoint.changes.fromChangeFiles"
+CHANGES_SETTING = settings.CHANGES_FROM_CHANGE_FILES
 
 
 def change_feeds(spark: SparkSession) -> dict[str, Any]:
