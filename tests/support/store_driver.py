@@ -1,7 +1,10 @@
 """A Spark driver that runs the steps of ``tests.support.store_ops`` on command, for stores
-whose connector jars the test session lacks (S3 through ``hadoop-aws``).
+whose connector jars the test session lacks (S3 through ``hadoop-aws``) and for other masters
+(a standalone cluster).
 
     python -m tests.support.store_driver '<JSON object of extra Spark settings>'
+
+(``spark.master`` among them: another master than ``local[2]``, e.g. a standalone cluster.)
 
 Prints ``ready`` once warm; then for every stdin line ``{"step": name, ...arguments}`` runs the
 step and prints one line ``@@reply {"result": ...}`` or ``@@reply {"error": "..."}``. Exits when
@@ -29,7 +32,7 @@ def main() -> None:
         "spark.driver.extraJavaOptions": f"-Dderby.system.home={os.getcwd()}",
         **json.loads(sys.argv[1]),
     }
-    spark = session(master="local[2]", **settings)
+    spark = session(master=settings.pop("spark.master", "local[2]"), **settings)
     spark.sparkContext.setLogLevel("ERROR")
     print("ready", flush=True)
     for line in sys.stdin:

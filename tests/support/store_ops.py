@@ -16,6 +16,7 @@ import json
 import re
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -89,6 +90,16 @@ def run(spark: SparkSession, kind: str, provider: str, root: str, location: str)
     return StreamingQuery(kind, provider, Path(root), location=location).run(spark)
 
 
+def executors(spark: SparkSession, wanted: int = 2, timeout: float = 90) -> int:
+    """The executors registered with the driver, once ``wanted`` have (or ``timeout`` passed)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        count = spark.sparkContext._jsc.sc().getExecutorIds().size()  # type: ignore[union-attr]
+        if count >= wanted or time.monotonic() > deadline:
+            return count
+        time.sleep(0.5)
+
+
 def race(spark: SparkSession, checkpoint: str, rounds: int) -> dict[str, str]:
     """Two writers (threads, each through a catalog of its own) upsert a key each into the
     ``agg_0.default`` state of ``checkpoint`` at the same moment, ``rounds`` times: writer
@@ -140,6 +151,7 @@ STEPS: dict[str, Callable[..., Any]] = {
     "verify": verified,
     "relocate": relocated,
     "race": race,
+    "executors": executors,
     "upload": remote_fs.upload,
     "files": remote_fs.files,
     "delete": remote_fs.delete,

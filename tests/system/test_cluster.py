@@ -12,6 +12,7 @@ from spark_savepoint import attach
 from tests.support import start_program
 
 
+@pytest.mark.slow
 @pytest.mark.cluster
 def test_catalog_reads_and_looks_up_on_separate_executors(
     spark, checkpoints, tmp_path: Path

@@ -4,11 +4,12 @@ Spark driver of its own, ``tests.support.store_driver``). The same steps run on 
 
 - a real streaming query writes its checkpoint there; the catalog reads it (latest,
   ``VERSION AS OF``, ``metadata``), writes it (upsert, delete), rolls it back (an overwrite
-  with an earlier batch's state), inspects it (rows, bytes, batches), takes a savepoint there
-  and restores it onto 2 partitions; the doctor finds all three healthy, and names a state file
-  removed from the savepoint;
+  with an earlier batch's state), inspects it (rows, bytes, batches), updates and merges into
+  it, looks a key up, takes a savepoint there and restores it onto 2 partitions; the doctor
+  finds all three healthy, and names a state file removed from the savepoint;
   the edited and the restored checkpoints restart the real query, which goes on from the
-  edited state;
+  edited state; the same on HDFS from a driver whose executors run on Spark's standalone cluster
+  (a master and two workers, each a JVM of its own: ``tests.support.standalone``);
 - a fixture checkpoint copied there with Hadoop's FileSystem API (HDFS-backed state on HDFS,
   RocksDB on S3) is raced for by two writers: exactly one commits each batch;
 - a checkpoint relocated from the local disk to S3 and back (``relocate --move``): the doctor
@@ -32,6 +33,7 @@ import pytest
 from tests.support import start_program
 from tests.support.hdfs import Hdfs, start_hdfs
 from tests.support.s3 import s3a_conf, start_s3
+from tests.support.standalone import start_cluster
 from tests.support.store_ops import Driver, InProcess, StepFailed
 from tests.support.streaming_queries import KINDS, StreamingQuery, restart_rows
 
@@ -65,12 +67,32 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
 Store = tuple[InProcess | Driver, str]
 
 
+@pytest.fixture(scope="module")
+def cluster(hdfs: Hdfs, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+    """Spark's standalone cluster (a master and two workers, each a JVM of its own) and a driver
+    of its own whose executors run there: nothing it does may rely on the driver's JVM or disk
+    for state (its checkpoints live on ``hdfs``)."""
+    workdir = tmp_path_factory.mktemp("cluster-driver")
+    with start_cluster(workers=2) as spark_cluster, open(workdir / "driver.log", "w") as log:
+        conf = json.dumps({"spark.master": spark_cluster.url, "spark.executor.memory": "512m"})
+        driver = Driver(start_program("store_driver", conf, cwd=workdir, stderr=log))
+        try:
+            assert driver("executors") == 2
+            yield driver
+        finally:
+            driver.stop()
+
+
 @pytest.fixture()
 def store(request, spark) -> Store:
-    """``(step runner, a new folder URI)`` on the store named by the parameter."""
+    """``(step runner, a new folder URI)`` on the store named by the parameter: ``hdfs`` from
+    this session, ``cluster``: HDFS from a driver on a standalone cluster, ``s3``."""
     folder = uuid.uuid4().hex[:8]
     if request.param == "hdfs":
         return InProcess(spark), f"{request.getfixturevalue('hdfs').uri}/t/{folder}"
+    if request.param == "cluster":
+        uri = request.getfixturevalue("hdfs").uri
+        return request.getfixturevalue("cluster"), f"{uri}/t/{folder}"
     return request.getfixturevalue("s3"), f"s3a://{BUCKET}/t/{folder}"
 
 
@@ -91,7 +113,7 @@ def run(step, query: StreamingQuery) -> list[list]:
     return [[r["user"], r["cnt"], r["total"]] for r in out]
 
 
-@pytest.mark.parametrize("store", ["hdfs", "s3"], indirect=True)
+@pytest.mark.parametrize("store", ["hdfs", "s3", "cluster"], indirect=True)
 def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path) -> None:
     step, base = store
     ckpt = f"{base}/checkpoint"
@@ -138,18 +160,31 @@ def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path)
     assert op["bytes_on_disk"] >= sum(op["partition_bytes"]) > 0
     assert all(b["written"].get("agg_0", 0) > 0 for b in report["batches"] if b["batch_id"])
 
-    # a savepoint of batch 4 on the same store, restored onto 2 partitions
-    manifest = step("take", checkpoint=ckpt, target=f"{base}/savepoints/at-4")
-    assert (manifest["batch_id"], manifest["operators"][0]["rows"]) == (4, 4)
-    assert [b for _, b in step("list", folder=f"{base}/savepoints")] == [4]
-    step("restore", savepoint=f"{base}/savepoints/at-4", target=f"{base}/restored", partitions=2)
+    # row-level commands (5, 6), and a key lookup in the tasks
+    step("sql", text="UPDATE remote.agg_0.default SET total = total + 1 WHERE user = 'zed'")
+    merge = (
+        "MERGE INTO remote.agg_0.default t USING (SELECT 'erin' AS user, 1L AS cnt, 2L AS total) s"
+        " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *"
+    )
+    step("sql", text=merge)
+    edited = [*upserted[:3], ["erin", 1, 2], ["zed", 5, 51]]
+    assert state(step, "remote.agg_0.default") == sorted(edited)
+    lookup = "SELECT user, cnt, total FROM remote.agg_0.default WHERE user = 'zed'"
+    assert step("sql", text=lookup) == [["zed", 5, 51]]
+    assert "key lookup: 1 keys" in step("sql", text=f"EXPLAIN {lookup}")[0][0]
+
+    # a savepoint of batch 6 on the same store, restored onto 2 partitions
+    manifest = step("take", checkpoint=ckpt, target=f"{base}/savepoints/at-6")
+    assert (manifest["batch_id"], manifest["operators"][0]["rows"]) == (6, 5)
+    assert [b for _, b in step("list", folder=f"{base}/savepoints")] == [6]
+    step("restore", savepoint=f"{base}/savepoints/at-6", target=f"{base}/restored", partitions=2)
     step("attach", path=f"{base}/restored", catalog="remote_restored")
-    assert state(step, "remote_restored.agg_0.default") == upserted
+    assert state(step, "remote_restored.agg_0.default") == sorted(edited)
     leftovers = [f for f in step("files", uri=base) if "_savepoint-tx-" in f or f.endswith(".tmp")]
     assert leftovers == []
 
     # the doctor: all healthy; a state file of the savepoint's last version gone is named
-    savepoint = f"{base}/savepoints/at-4"
+    savepoint = f"{base}/savepoints/at-6"
     for folder in (ckpt, f"{base}/restored", savepoint):
         assert step("verify", checkpoint=folder) == [], folder
     kept = [f for f in step("files", uri=savepoint) if STATE_FILE.match(f)]
