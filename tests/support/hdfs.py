@@ -57,6 +57,18 @@ class Hdfs:
         """The cluster's stderr."""
         return self.folder / "minidfs.log"
 
+    def restart_namenode(self, timeout: float = 90) -> None:
+        """Restart the NameNode (same port, same data); returns once it serves again."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write("restart-namenode\n")
+        self.process.stdin.flush()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.process.poll() is None:
+            if select.select([self.process.stdout], [], [], 0.2)[0]:
+                if self.process.stdout.readline().strip() == "restarted":
+                    return
+        raise SetupError(f"the NameNode did not restart: {self.log.read_text()[-3000:]}")
+
     def stop(self, timeout: float = 20) -> None:
         """Close the cluster's stdin (it shuts down), then SIGKILL after ``timeout`` seconds."""
         if self.process.poll() is None:

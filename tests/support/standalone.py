@@ -5,9 +5,9 @@ and ``...worker.Worker``), as ``sbin/start-master.sh`` and ``start-worker.sh`` s
     with start_cluster(workers=2) as cluster:
         spark = session(master=cluster.url)     # spark://127.0.0.1:<port>
 
-Each worker offers one core and 1 GB and runs its executors in JVMs of their own (pyspark's
-folder is their ``SPARK_HOME``). The processes stop when the block ends, and die with the test
-process.
+Each worker offers ``cores`` cores and 1 GB and runs its executors in JVMs of their own
+(pyspark's folder is their ``SPARK_HOME``). The processes stop when the block ends, and die
+with the test process.
 """
 
 from __future__ import annotations
@@ -60,9 +60,9 @@ class Cluster:
         self.stop()
 
 
-def start_cluster(workers: int = 2, timeout: float = 120) -> Cluster:
-    """Starts a master and ``workers`` workers; returns once every worker has registered, or
-    raises ``SetupError`` with the logs' tails."""
+def start_cluster(workers: int = 2, cores: int = 1, timeout: float = 120) -> Cluster:
+    """Starts a master and ``workers`` workers of ``cores`` cores and 1 GB each; returns once
+    every worker has registered, or raises ``SetupError`` with the logs' tails."""
     cluster = Cluster(Path(tempfile.mkdtemp(prefix="spark-standalone-")))
     try:
         port, ui = free_ports(2)
@@ -75,7 +75,7 @@ def start_cluster(workers: int = 2, timeout: float = 120) -> Cluster:
             for n in range(workers):
                 work = cluster.folder / f"work-{n}"
                 _start(cluster, f"worker-{n}", f"{DEPLOY}.worker.Worker",
-                       ["--host", "127.0.0.1", "--cores", "1", "--memory", "1g",
+                       ["--host", "127.0.0.1", "--cores", str(cores), "--memory", "1g",
                         "--webui-port", str(free_ports(1)[0]), "--work-dir", str(work),
                         cluster.url])  # fmt: skip
                 _await(log, "Registering worker", master, deadline, cluster)

@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,8 @@ from tests.support.streaming_queries import KINDS, StreamingQuery, restart_rows
 pytestmark = pytest.mark.slow
 
 BUCKET = "checkpoints"
+HALT_AT = "dev.sparksavepoint.haltAt"
+"""The crash point property (``commit.CrashPoint``)."""
 STATE_FILE = re.compile(r"^state/0/\d+/(\d+)(_[^.]*)?\.(delta|snapshot|zip|changelog)$")
 COLUMNS = "user, cnt, total"
 
@@ -67,18 +71,44 @@ def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
 Store = tuple[InProcess | Driver, str]
 
 
+@dataclass
+class OnCluster:
+    """A driver whose executors run on Spark's standalone cluster."""
+
+    step: Driver
+    url: str
+    """The master's URL, for another driver."""
+    halt_armed: Path
+    """Made, this folder arms the executors' crash point: the first task that commits a state
+    partition then halts its executor's JVM as ``kill -9`` would (once: ``halted`` in it)."""
+
+
+def cluster_conf(url: str) -> dict[str, str]:
+    """A driver's settings on the standalone cluster at ``url``: an executor of one core on each
+    of its two workers (of two cores each), so that two drivers can run at once."""
+    return {"spark.master": url, "spark.cores.max": "2", "spark.executor.cores": "1",
+            "spark.executor.memory": "512m"}  # fmt: skip
+
+
 @pytest.fixture(scope="module")
-def cluster(hdfs: Hdfs, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Driver]:
+def cluster(hdfs: Hdfs, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OnCluster]:
     """Spark's standalone cluster (a master and two workers, each a JVM of its own) and a driver
     of its own whose executors run there: nothing it does may rely on the driver's JVM or disk
     for state (its checkpoints live on ``hdfs``)."""
     workdir = tmp_path_factory.mktemp("cluster-driver")
-    with start_cluster(workers=2) as spark_cluster, open(workdir / "driver.log", "w") as log:
-        conf = json.dumps({"spark.master": spark_cluster.url, "spark.executor.memory": "512m"})
-        driver = Driver(start_program("store_driver", conf, cwd=workdir, stderr=log))
+    armed = workdir / "halt"
+    with (
+        start_cluster(workers=2, cores=2) as spark_cluster,
+        open(workdir / "driver.log", "w") as log,
+    ):
+        conf = {
+            **cluster_conf(spark_cluster.url),
+            "spark.executor.extraJavaOptions": f"-D{HALT_AT}=state@{armed / 'halted'}",
+        }
+        driver = Driver(start_program("store_driver", json.dumps(conf), cwd=workdir, stderr=log))
         try:
             assert driver("executors") == 2
-            yield driver
+            yield OnCluster(driver, spark_cluster.url, armed)
         finally:
             driver.stop()
 
@@ -92,7 +122,7 @@ def store(request, spark) -> Store:
         return InProcess(spark), f"{request.getfixturevalue('hdfs').uri}/t/{folder}"
     if request.param == "cluster":
         uri = request.getfixturevalue("hdfs").uri
-        return request.getfixturevalue("cluster"), f"{uri}/t/{folder}"
+        return request.getfixturevalue("cluster").step, f"{uri}/t/{folder}"
     return request.getfixturevalue("s3"), f"s3a://{BUCKET}/t/{folder}"
 
 
@@ -295,3 +325,96 @@ def test_relocate_there_and_back(store: Store, tmp_path: Path) -> None:
     query.add_input([{"event_id": 9, "user": "dave", "item": "fig", "amount": 2,
                       "ts": "2024-01-01 10:09:00"}])  # fmt: skip
     assert run(step, query) == [["dave", 2, 10]]
+
+
+def started_on_hdfs(
+    step: Driver, hdfs: Hdfs, tmp_path: Path, provider: str
+) -> tuple[str, StreamingQuery]:
+    """The ``agg`` query run once by ``step``'s driver over its first input, its checkpoint in a
+    new folder on ``hdfs``: the checkpoint's URI, and the query."""
+    ckpt = f"{hdfs.uri}/t/{uuid.uuid4().hex[:8]}/checkpoint"
+    query = fresh_query(tmp_path / "query", ckpt, provider)
+    for rows in KINDS["agg"].initial:
+        query.add_input(rows)
+    run(step, query)
+    return ckpt, query
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_an_executor_killed_in_an_edit_is_retried_and_the_edit_commits_once(
+    cluster: OnCluster, hdfs: Hdfs, provider: str, tmp_path: Path
+) -> None:
+    """On the standalone cluster, the executor that commits the first state partition of an
+    edit dies as ``kill -9`` would; Spark retries its task on an executor that lives, and the
+    edit commits whole, as one batch; the restarted query continues from it."""
+    step = cluster.step
+    ckpt, query = started_on_hdfs(step, hdfs, tmp_path, provider)
+    step("attach", path=ckpt, catalog="killed")
+    keys = [[f"k{i}", i, 10 * i] for i in range(10)]
+    values = ", ".join(f"('{u}', {c}, {t})" for u, c, t in keys)
+    cluster.halt_armed.mkdir()
+    step("sql", text=f"INSERT INTO killed.agg_0.default VALUES {values}")
+    assert (cluster.halt_armed / "halted").exists()  # an executor did die in the write
+    assert step("last_batch", uri=ckpt) == 2  # one batch, committed once
+    latest = [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+    assert state(step, "killed.agg_0.default") == sorted(latest + keys)
+    query.add_input(restart_rows("agg"))
+    assert run(step, query) == [["alice", 4, 25], ["dave", 1, 8]]
+    assert step("executors") == 2  # the worker started a new executor
+    shutil.rmtree(cluster.halt_armed)
+
+
+def test_a_driver_killed_in_an_edit_leaves_the_last_batch_whole(
+    cluster: OnCluster, hdfs: Hdfs, tmp_path: Path
+) -> None:
+    """A driver on the cluster dies as ``kill -9`` would after every state partition of its
+    edit is written and before its commit-log entry: the next driver reads the batch before
+    the edit, whole, and writes on it; the restarted query continues without the dead edit."""
+    step = cluster.step
+    ckpt, query = started_on_hdfs(step, hdfs, tmp_path, "hdfs")
+    workdir = tmp_path / "doomed"
+    workdir.mkdir()
+    conf = {
+        **cluster_conf(cluster.url),
+        "spark.driver.extraJavaOptions": f"-D{HALT_AT}=state-committed"
+        f" -Dderby.system.home={workdir}",
+    }
+    with open(workdir / "driver.log", "w") as log:
+        doomed = Driver(start_program("store_driver", json.dumps(conf), cwd=workdir, stderr=log))
+        try:
+            doomed("attach", path=ckpt, catalog="doomed")
+            # the JVM halts; its Python side finds py4j's connection gone
+            with pytest.raises(StepFailed, match="exited|Connection refused"):
+                doomed("sql", text="INSERT INTO doomed.agg_0.default VALUES ('alice', 100, 1000)")
+        finally:
+            doomed.stop()
+    assert "halting at crash point 'state-committed'" in (workdir / "driver.log").read_text()
+
+    assert step("last_batch", uri=ckpt) == 1  # batch N: the edit never committed
+    findings = step("verify", checkpoint=ckpt)  # the doctor says so: batch 2 is only planned
+    assert ["UNCOMMITTED_BATCH", "info"] in [f[:2] for f in findings], findings
+    assert all(severity != "error" for _, severity, _ in findings), findings
+    step("attach", path=ckpt, catalog="after_kill")
+    latest = [["alice", 2, 17], ["bob", 2, 10], ["carol", 1, 3]]
+    assert state(step, "after_kill.agg_0.default") == latest, findings
+    step("sql", text="INSERT INTO after_kill.agg_0.default VALUES ('zed', 5, 50)")
+    assert state(step, "after_kill.agg_0.default") == [*latest, ["zed", 5, 50]]
+    query.add_input(restart_rows("agg"))
+    assert run(step, query) == [["alice", 4, 25], ["dave", 1, 8]]
+
+
+def test_an_edit_after_the_name_node_restarted_works(
+    cluster: OnCluster, hdfs: Hdfs, tmp_path: Path
+) -> None:
+    """HDFS's NameNode restarts between two edits from the cluster's driver: the second edit
+    works, and the restarted query continues from both."""
+    step = cluster.step
+    ckpt, query = started_on_hdfs(step, hdfs, tmp_path, "rocksdb")
+    step("attach", path=ckpt, catalog="renamed")
+    step("sql", text="INSERT INTO renamed.agg_0.default VALUES ('alice', 100, 1000)")
+    hdfs.restart_namenode()
+    step("sql", text="DELETE FROM renamed.agg_0.default WHERE user = 'bob'")
+    assert step("last_batch", uri=ckpt) == 3
+    assert state(step, "renamed.agg_0.default") == [["alice", 100, 1000], ["carol", 1, 3]]
+    query.add_input(restart_rows("agg"))
+    assert run(step, query) == [["alice", 102, 1008], ["dave", 1, 8]]

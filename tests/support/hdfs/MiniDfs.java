@@ -9,8 +9,10 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * <p>{@code java -cp <minicluster jars>:<this class> MiniDfs <folder> <port>} formats a new
  * file system under {@code folder}, starts it with the NameNode's RPC on {@code port} (0: any
  * free port), prints {@code ready hdfs://127.0.0.1:<port>} once the DataNode has registered,
- * and shuts down when its standard input closes (or on SIGTERM). Every server binds to
- * loopback; permissions are off, so any local user may write; replication is 1.
+ * and shuts down when its standard input closes (or on SIGTERM). A line {@code restart-namenode}
+ * on its input restarts the NameNode (same port, same data), then prints {@code restarted}.
+ * Every server binds to loopback; permissions are off, so any local user may write; replication
+ * is 1.
  */
 public final class MiniDfs {
   private MiniDfs() {}
@@ -38,15 +40,22 @@ public final class MiniDfs {
     cluster.waitActive();
     System.out.println("ready hdfs://127.0.0.1:" + cluster.getNameNodePort());
     System.out.flush();
-    waitForEndOfInput();
+    serveCommands(cluster);
     cluster.shutdown();
     System.exit(0);
   }
 
-  private static void waitForEndOfInput() {
+  /** Until the input ends (the test process closed the pipe or died): runs its commands. */
+  private static void serveCommands(MiniDFSCluster cluster) {
+    java.io.BufferedReader in =
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
     try {
-      while (System.in.read() >= 0) {
-        // keep serving until the test process closes the pipe or dies
+      for (String line = in.readLine(); line != null; line = in.readLine()) {
+        if (line.trim().equals("restart-namenode")) {
+          cluster.restartNameNode(true);
+          System.out.println("restarted");
+          System.out.flush();
+        }
       }
     } catch (IOException e) {
       // the pipe broke: the test process is gone

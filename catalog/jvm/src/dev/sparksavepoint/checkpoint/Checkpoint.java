@@ -97,28 +97,32 @@ public final class Checkpoint {
   /** Opens a checkpoint folder, failing with an actionable error when it is not one. */
   public static Checkpoint open(String location, Configuration hadoopConf) {
     try {
-      Path root = new Path(location);
-      FileSystem fs = root.getFileSystem(hadoopConf);
-      if (!fs.exists(root)) throw Errors.noSuchFolder(location);
-      if (fs.getFileStatus(root).isFile()) throw Errors.fileNotFolder(location);
-      boolean offsets = fs.exists(new Path(root, CheckpointLog.OFFSETS));
-      if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
-        refuseUnfinished(location, fs, root);
-        if (offsets) refuseWithoutCommitLog(location, fs, root);
-        String found =
-            Arrays.stream(fs.listStatus(root))
-                .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
-                .sorted()
-                .limit(10)
-                .collect(Collectors.joining(", "));
-        throw Errors.notACheckpoint(location, found.isEmpty() ? "nothing" : found);
-      }
-      Checkpoint ckpt = new Checkpoint(location, root, fs, hadoopConf);
-      if (ckpt.commits.isEmpty()) refuseUnfinished(location, fs, root);
-      return ckpt;
+      return BrokenConnections.retried(() -> opened(location, hadoopConf));
     } catch (IOException e) {
       throw Errors.io(location, e);
     }
+  }
+
+  private static Checkpoint opened(String location, Configuration hadoopConf) throws IOException {
+    Path root = new Path(location);
+    FileSystem fs = root.getFileSystem(hadoopConf);
+    if (!fs.exists(root)) throw Errors.noSuchFolder(location);
+    if (fs.getFileStatus(root).isFile()) throw Errors.fileNotFolder(location);
+    boolean offsets = fs.exists(new Path(root, CheckpointLog.OFFSETS));
+    if (!offsets || !fs.exists(new Path(root, CheckpointLog.COMMITS))) {
+      refuseUnfinished(location, fs, root);
+      if (offsets) refuseWithoutCommitLog(location, fs, root);
+      String found =
+          Arrays.stream(fs.listStatus(root))
+              .map(s -> s.getPath().getName() + (s.isDirectory() ? "/" : ""))
+              .sorted()
+              .limit(10)
+              .collect(Collectors.joining(", "));
+      throw Errors.notACheckpoint(location, found.isEmpty() ? "nothing" : found);
+    }
+    Checkpoint ckpt = new Checkpoint(location, root, fs, hadoopConf);
+    if (ckpt.commits.isEmpty()) refuseUnfinished(location, fs, root);
+    return ckpt;
   }
 
   /**
@@ -180,7 +184,10 @@ public final class Checkpoint {
    */
   public Checkpoint refreshed() {
     try {
-      if (commitLog.entries().equals(commits) && offsetLog.entries().equals(offsets)) return this;
+      boolean same =
+          BrokenConnections.retried(
+              () -> commitLog.entries().equals(commits) && offsetLog.entries().equals(offsets));
+      if (same) return this;
     } catch (FileNotFoundException e) {
       // gone meanwhile: open() says what is there now
     } catch (IOException e) {

@@ -20,7 +20,10 @@ import java.util.Map;
  *   <li>{@value #PROPERTY} names a point ({@code point}, or {@code point#k} for its k-th time):
  *       this JVM halts there as abruptly as {@code kill -9} ({@code Runtime.halt}: no finally
  *       blocks, no shutdown hooks). tests/system/test_write_crash.py sets it in a writer process
- *       it started for the purpose;
+ *       it started for the purpose. {@code point@<local file>} halts only the one JVM that
+ *       creates that file first, and none while its folder does not exist: the executors of a
+ *       cluster all carry the property, the test arms it by making the folder, and one task
+ *       dies once (tests/system/test_remote_storage.py);
  *   <li>{@value #SNAPSHOTS} is {@code <local folder>=<snapshot folder>}: at every point the
  *       folder (a local checkpoint) is copied, byte for byte, into
  *       {@code <snapshot folder>/<nn>-<point>[-<k>]}, and the write goes on. Each copy holds
@@ -47,11 +50,29 @@ public final class CrashPoint {
     synchronized (REACHED) {
       times = REACHED.merge(point, 1, Integer::sum);
     }
-    if (point.equals(halt) || (point + "#" + times).equals(halt)) {
+    String marker = null;
+    if (halt != null && halt.contains("@")) {
+      marker = halt.substring(halt.indexOf('@') + 1);
+      halt = halt.substring(0, halt.indexOf('@'));
+    }
+    if ((point.equals(halt) || (point + "#" + times).equals(halt))
+        && (marker == null || firstToCreate(marker))) {
       System.err.println("spark-savepoint: halting at crash point '" + halt + "' (test)");
       Runtime.getRuntime().halt(137);
     }
     if (snapshot != null) snapshot(snapshot, times > 1 ? point + "-" + times : point);
+  }
+
+  /**
+   * True for the one caller, across JVMs, that creates local file {@code marker}; false when it
+   * exists or its folder does not (the point is not armed).
+   */
+  private static boolean firstToCreate(String marker) {
+    try {
+      return new java.io.File(marker).createNewFile();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   private static synchronized void snapshot(String spec, String name) {
