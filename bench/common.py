@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -29,12 +32,27 @@ OUT = Path(__file__).parent / "out"
 
 
 def bench_parser(doc: str, keys: int = 1_000_000, repeat: int = 3) -> argparse.ArgumentParser:
-    """The options every benchmark takes: ``--keys``, ``--repeat`` (best of), ``--dir``."""
+    """The options every benchmark takes: ``--keys``, ``--repeat`` (best of), ``--dir``,
+    ``--master`` (``local[2]``; ``spark://host:port``; ``standalone``: Spark's standalone
+    cluster of two workers started on loopback for the run, see :func:`master_url`)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--keys", type=int, default=keys)
     parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--dir", default=str(OUT))
+    parser.add_argument("--master", default="local[2]")
     return parser
+
+
+def master_url(master: str, stack: contextlib.ExitStack) -> str:
+    """``master`` as Spark takes it: ``standalone`` starts a master and two workers of one core
+    and 1 GB each from pyspark's jars (each a JVM of its own, ``tests.support.standalone``),
+    stopped when ``stack`` closes. Their executors share this machine's disk, so the
+    benchmarks' local folders serve them as they are."""
+    if master != "standalone":
+        return master
+    from tests.support.standalone import start_cluster
+
+    return stack.enter_context(start_cluster(workers=2)).url
 
 
 def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
@@ -49,14 +67,17 @@ def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> 
     return {name: min(t) for name, t in times.items()}
 
 
-def bench_session() -> SparkSession:
+def bench_session(master: str = "local[2]") -> SparkSession:
+    """The benchmarks' session on ``master`` (a cluster's executors get 1 GB each)."""
+    cluster = {} if master.startswith("local") else {"spark.executor.memory": "1g"}
     spark = session(
-        master="local[2]",
+        master=master,
         **{
             "spark.sql.shuffle.partitions": "4",
             "spark.ui.enabled": "false",
             "spark.driver.memory": "4g",
             "spark.ui.showConsoleProgress": "false",
+            **cluster,
         },
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -151,3 +172,62 @@ def median_seconds(action: Callable[[], object], repeat: int) -> float:
         action()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """Where the time of one action went: ``wall`` seconds in all; ``driver``, the part no Spark
+    stage ran (planning, reading logs and metadata, claiming and committing the batch: the
+    driver alone); ``stages``, the part some stage ran; ``tasks``, the tasks' run time summed
+    over every executor core (the work a cluster spreads)."""
+
+    wall: float
+    driver: float
+    stages: float
+    tasks: float
+
+
+def time_split(spark: SparkSession, action: Callable[[], object]) -> TimeSplit:
+    """Runs ``action`` from a quiet JVM and splits its time (:class:`TimeSplit`) by the stages
+    Spark's status store recorded meanwhile."""
+    sc = spark.sparkContext._jsc.sc()  # type: ignore[union-attr]
+    before = {stage[0] for stage in _stages(sc)}
+    quiesce(spark)
+    start_ms = time.time() * 1000
+    start = time.perf_counter()
+    action()
+    wall = time.perf_counter() - start
+    sc.listenerBus().waitUntilEmpty(30_000)
+    new = [stage for stage in _stages(sc) if stage[0] not in before]
+    busy, end = 0.0, start_ms
+    for _, submitted, completed, _ in sorted(new, key=lambda stage: stage[1]):
+        submitted, completed = max(submitted, end), max(completed, end)
+        busy += completed - submitted
+        end = completed
+    stages = min(busy / 1000, wall)
+    return TimeSplit(wall, wall - stages, stages, sum(stage[3] for stage in new) / 1000)
+
+
+def _stages(sc: Any) -> list[tuple[int, float, float, float]]:
+    """Every completed stage: (id, submitted ms, completed ms, tasks' run time ms)."""
+    stages = _stage_list(sc)
+    out = []
+    for i in range(stages.size()):
+        stage = stages.apply(i)
+        if stage.submissionTime().isDefined() and stage.completionTime().isDefined():
+            out.append((stage.stageId(), float(stage.submissionTime().get().getTime()),
+                        float(stage.completionTime().get().getTime()),
+                        float(stage.executorRunTime())))  # fmt: skip
+    return out
+
+
+def _stage_list(sc: Any) -> Any:
+    """``AppStatusStore.stageList`` of every status, its defaulted parameters given (py4j sees
+    no Scala defaults): statuses, details, withSummaries, unsortedQuantiles, taskStatus."""
+    from pyspark import SparkContext
+
+    gateway = SparkContext._gateway
+    assert gateway is not None
+    jvm = gateway.jvm
+    quantiles = gateway.new_array(jvm.double, 0)
+    return sc.statusStore().stageList(None, False, False, quantiles, jvm.java.util.ArrayList())
