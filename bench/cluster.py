@@ -19,7 +19,6 @@ share of its time.
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import uuid
 from collections.abc import Callable
@@ -30,7 +29,6 @@ from common import (
     bench_parser,
     bench_session,
     build_keyed_state,
-    master_url,
     time_split,
 )
 from pyspark.sql import SparkSession
@@ -97,28 +95,26 @@ def best(spark: SparkSession, prepare: Callable[[], Callable], repeat: int) -> T
 
 def main() -> None:
     args = bench_parser(__doc__).parse_args()
-    with contextlib.ExitStack() as stack:
-        master = master_url(args.master, stack)
-        spark = bench_session(master)
-        root = Path(args.dir)
-        scratch = root / "cluster-scratch"
-        shares = []
-        for provider in ("hdfs", "rocksdb"):
-            base = build_keyed_state(spark, root, provider, args.keys)
-            for name, prepare in operations(spark, base, scratch, args.keys).items():
-                split = best(spark, prepare, args.repeat)
-                print(
-                    f"{provider:8s} {name:17s} {split.wall:6.2f} s: driver alone"
-                    f" {split.driver:5.2f} s, stages {split.stages:5.2f} s, tasks' run time"
-                    f" {split.tasks:6.2f} s",
-                    flush=True,
-                )
-                shares.append(
-                    f"{provider} {name}: driver alone / wall {split.driver / split.wall:.2f},"
-                    f" tasks / wall {split.tasks / split.wall:.2f} ({args.master})"
-                )
-            shutil.rmtree(scratch, ignore_errors=True)
-        spark.stop()
+    spark = bench_session(args.master)
+    root = Path(args.dir)
+    scratch = root / "cluster-scratch"
+    shares = []
+    for provider in ("hdfs", "rocksdb"):
+        base = build_keyed_state(spark, root, provider, args.keys)
+        for name, prepare in operations(spark, base, scratch, args.keys).items():
+            split = best(spark, prepare, args.repeat)
+            print(
+                f"{provider:8s} {name:17s} {split.wall:6.2f} s: driver alone"
+                f" {split.driver:5.2f} s, stages {split.stages:5.2f} s, tasks' run time"
+                f" {split.tasks:6.2f} s",
+                flush=True,
+            )
+            shares.append(
+                f"{provider} {name}: driver alone / wall {split.driver / split.wall:.2f},"
+                f" tasks / wall {split.tasks / split.wall:.2f} ({args.master})"
+            )
+        shutil.rmtree(scratch, ignore_errors=True)
+    spark.stop()
     for line in shares:
         print(line)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
+import atexit
 import os
 import statistics
 import sys
@@ -43,16 +43,18 @@ def bench_parser(doc: str, keys: int = 1_000_000, repeat: int = 3) -> argparse.A
     return parser
 
 
-def master_url(master: str, stack: contextlib.ExitStack) -> str:
+def master_url(master: str) -> str:
     """``master`` as Spark takes it: ``standalone`` starts a master and two workers of one core
     and 1 GB each from pyspark's jars (each a JVM of its own, ``tests.support.standalone``),
-    stopped when ``stack`` closes. Their executors share this machine's disk, so the
+    stopped when the benchmark exits. Their executors share this machine's disk, so the
     benchmarks' local folders serve them as they are."""
     if master != "standalone":
         return master
     from tests.support.standalone import start_cluster
 
-    return stack.enter_context(start_cluster(workers=2)).url
+    cluster = start_cluster(workers=2)
+    atexit.register(cluster.stop)
+    return cluster.url
 
 
 def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
@@ -68,7 +70,9 @@ def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> 
 
 
 def bench_session(master: str = "local[2]") -> SparkSession:
-    """The benchmarks' session on ``master`` (a cluster's executors get 1 GB each)."""
+    """The benchmarks' session on ``master`` (:func:`master_url`; a cluster's executors get 1
+    GB each)."""
+    master = master_url(master)
     cluster = {} if master.startswith("local") else {"spark.executor.memory": "1g"}
     spark = session(
         master=master,

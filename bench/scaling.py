@@ -182,6 +182,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
     parser.add_argument("--plot", default="")
+    parser.add_argument("--master", default="local[2]", help="as in bench/common.py")
     parser.add_argument("--heap-probe", nargs=2, metavar=("CHECKPOINT", "KEYS"))
     parser.add_argument("--count", metavar="CHECKPOINT")
     args = parser.parse_args()
@@ -194,7 +195,7 @@ def main() -> None:
 
     sizes = [int(k) for k in args.keys.split(",")]
     root = Path(args.dir)
-    spark = bench_session()
+    spark = bench_session(args.master)
     results = {p: {k: measure(spark, root, p, k, args.repeat) for k in sizes} for p in PROVIDERS}
     spark.stop()
     (root / "scaling.json").write_text(json.dumps(results, indent=1))
