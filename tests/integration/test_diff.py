@@ -204,12 +204,15 @@ def test_the_change_feed_from_change_files_is_the_diff_of_full_reads(
     assert {b for b, _ in batches[3:]} == {last}  # the transaction put `two` back as it was
 
 
+@pytest.mark.parametrize("provider", ["rocksdb", "hdfs"])
 @pytest.mark.parametrize("kind", ["agg", "dedup"])
-def test_the_change_feed_equals_sparks_own_where_spark_keeps_one(spark, checkpoints, kind) -> None:
-    """On RocksDB with changelog checkpointing, Spark's ``readChangeFeed`` lists each batch's
-    puts (``update``) and removals (``delete``): the same rows as ours, inserts counted as
-    Spark's updates."""
-    query = checkpoints[(kind, "rocksdb")]
+def test_the_change_feed_equals_sparks_own_where_spark_keeps_one(
+    spark, checkpoints, kind, provider
+) -> None:
+    """On RocksDB with changelog checkpointing and on HDFS-backed deltas, Spark's
+    ``readChangeFeed`` lists each batch's puts (``update``) and removals (``delete``): the same
+    rows as ours, inserts counted as Spark's updates."""
+    query = checkpoints[(kind, provider)]
     attach(spark, str(query.checkpoint), "cf")
     table = f"cf.{query.uid}.default"
     spark_feed = (
