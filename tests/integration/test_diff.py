@@ -204,6 +204,19 @@ def test_the_change_feed_from_change_files_is_the_diff_of_full_reads(
     assert {b for b, _ in batches[3:]} == {last}  # the transaction put `two` back as it was
 
 
+def test_the_change_feed_never_reads_a_batch_that_was_not_committed(spark, private_copy) -> None:
+    """A writer that died after writing its state files and before its commit-log entry leaves
+    change files of a batch that never happened: the feed refuses that batch, as a diff does."""
+    query = private_copy("agg", "hdfs", CATALOG)
+    batch = last_batch(query.checkpoint) + 1
+    spark.sql(f"INSERT INTO {AGG} VALUES ('zed', 1, 1)")
+    for name in (str(batch), f".{batch}.crc"):
+        (query.checkpoint / "commits" / name).unlink()
+    attach(spark, str(query.checkpoint), CATALOG)
+    with pytest.raises(Exception, match="SAVEPOINT_UNCOMMITTED_BATCH"):
+        changes(spark, AGG, batch, batch).collect()
+
+
 @pytest.mark.parametrize("provider", ["rocksdb", "hdfs"])
 @pytest.mark.parametrize("kind", ["agg", "dedup"])
 def test_the_change_feed_equals_sparks_own_where_spark_keeps_one(

@@ -90,7 +90,8 @@ public final class ChangeFeedScan implements Scan, Batch {
    * The scans of the change feed of batches {@code from} to {@code to} of a table from {@code
    * origin} ({@code table}: its flat schema, {@code options}: its reader options), or null where
    * this feed does not apply and the feed is a diff of full reads: Spark before 4.0 (no {@code
-   * readChangeFeed}), {@link Settings#CHANGES_FROM_CHANGE_FILES} off, a state without one key and one value per entry (see {@link
+   * readChangeFeed}), {@link Settings#CHANGES_FROM_CHANGE_FILES} off, a range past the table's
+   * batch (the diff refuses it), a state without one key and one value per entry (see {@link
    * KeyLookupScan.Target#at}), state checkpoint ids (format v2), or a version in the range
    * without change files in every partition ({@link ChangeFiles#cover}).
    */
@@ -107,6 +108,8 @@ public final class ChangeFeedScan implements Scan, Batch {
         || !spark.conf().get(Settings.CHANGES_FROM_CHANGE_FILES, "true").equals("true")) {
       return null;
     }
+    // a batch after the table's (planned, never committed: a dead writer's files) is no change
+    if (to > origin.batchId() || from > to) return null;
     KeyLookupScan.Target before =
         KeyLookupScan.Target.at(spark, origin, table.source(), Math.max(from - 1, 0));
     if (before == null || before.ids() != null) return null;
