@@ -86,10 +86,11 @@ final class KeyLookupScan implements Scan, Batch {
      * or null when its state is not one a key lookup reads.
      */
     static Target of(SparkSession spark, TableOrigin origin, StructType source) {
-      Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
+      Configuration hadoop = spark.sessionState().newHadoopConf();
+      Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
       // a non-strict query placed keys by its input's partitioning: a key may live anywhere
       if (!KeyPlacement.isStrict(ckpt, origin.operator(), origin.batchId())) return null;
-      return at(spark, origin, source, origin.batchId());
+      return at(spark, origin, source, origin.batchId(), ckpt, hadoop);
     }
 
     /**
@@ -98,12 +99,21 @@ final class KeyLookupScan implements Scan, Batch {
      * lookup reads (see {@link OperatorKind#lookups}).
      */
     static Target at(SparkSession spark, TableOrigin origin, StructType source, long batch) {
+      Configuration hadoop = spark.sessionState().newHadoopConf();
+      return at(spark, origin, source, batch, Checkpoint.open(origin.checkpoint(), hadoop), hadoop);
+    }
+
+    private static Target at(
+        SparkSession spark,
+        TableOrigin origin,
+        StructType source,
+        long batch,
+        Checkpoint ckpt,
+        Configuration hadoop) {
       Operator op = origin.operator();
       if (!op.kind().lookups() || !origin.ref().option().equals("storeName")) return null;
       List<String> columns = List.of(source.fieldNames());
       if (!columns.equals(List.of("key", "value", "partition_id"))) return null;
-      Configuration hadoop = spark.sessionState().newHadoopConf();
-      Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
       HashMap<Long, String[][]> ids = StoreProviders.uniqueIds(ckpt, batch);
       StoreSpec spec =
           new StoreSpec(
