@@ -110,11 +110,12 @@ public final class ChangeFeedScan implements Scan, Batch {
     }
     // a batch after the table's (planned, never committed: a dead writer's files) is no change
     if (to > origin.batchId() || from > to) return null;
+    org.apache.hadoop.conf.Configuration hadoop = spark.sessionState().newHadoopConf();
+    Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
     KeyLookupScan.Target before =
-        KeyLookupScan.Target.at(spark, origin, table.source(), Math.max(from - 1, 0));
+        KeyLookupScan.Target.at(spark, origin, table.source(), Math.max(from - 1, 0), ckpt, hadoop);
     if (before == null || before.ids() != null) return null;
     Operator op = origin.operator();
-    Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), spark.sessionState().newHadoopConf());
     if (StoreProviders.uniqueIds(ckpt, to) != null) return null;
     try {
       Path folder = new Path(new Path(ckpt.location(), "state"), Long.toString(op.id()));

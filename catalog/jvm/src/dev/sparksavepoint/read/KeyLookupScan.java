@@ -95,15 +95,11 @@ final class KeyLookupScan implements Scan, Batch {
 
     /**
      * The stores of a table from {@code origin} (reader schema {@code source}) as of batch
-     * {@code batch}, wherever its query placed keys; null when its state is not one a key
-     * lookup reads (see {@link OperatorKind#lookups}).
+     * {@code batch} of checkpoint {@code ckpt} (opened with {@code hadoop}), wherever its query
+     * placed keys; null when its state is not one a key lookup reads (see {@link
+     * OperatorKind#lookups}).
      */
-    static Target at(SparkSession spark, TableOrigin origin, StructType source, long batch) {
-      Configuration hadoop = spark.sessionState().newHadoopConf();
-      return at(spark, origin, source, batch, Checkpoint.open(origin.checkpoint(), hadoop), hadoop);
-    }
-
-    private static Target at(
+    static Target at(
         SparkSession spark,
         TableOrigin origin,
         StructType source,
