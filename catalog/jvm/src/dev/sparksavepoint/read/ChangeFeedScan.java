@@ -22,7 +22,6 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.expressions.filter.Predicate;
-import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -49,14 +48,11 @@ import org.apache.spark.unsafe.types.UTF8String;
  * <p>A filter that pins the key columns ({@link KeyPredicates}) keeps the other keys' changes
  * out before the lookup.
  */
-public final class ChangeFeedScan implements Scan, Batch {
-  private final Scan source;
-  private final FlatSchema flat;
+public final class ChangeFeedScan extends OverSparkScan {
   private final KeyLookupScan.Target before;
   private final String description;
   private final FlatScan.ReadFailure failure;
   private final List<byte[]> pinned;
-  private Batch batch;
 
   private ChangeFeedScan(
       Scan source,
@@ -65,8 +61,7 @@ public final class ChangeFeedScan implements Scan, Batch {
       String description,
       FlatScan.ReadFailure failure,
       List<byte[]> pinned) {
-    this.source = source;
-    this.flat = flat;
+    super(source, flat);
     this.before = before;
     this.description = description;
     this.failure = failure;
@@ -219,33 +214,13 @@ public final class ChangeFeedScan implements Scan, Batch {
   }
 
   @Override
-  public StructType readSchema() {
-    return flat.readSchema();
-  }
-
-  @Override
   public String description() {
     return description + (pinned == null ? ")" : "; key filter: " + pinned.size() + " keys)");
   }
 
   @Override
-  public Batch toBatch() {
-    return this;
-  }
-
-  @Override
-  public InputPartition[] planInputPartitions() {
-    return sourceBatch().planInputPartitions();
-  }
-
-  @Override
-  public PartitionReaderFactory createReaderFactory() {
-    return new ReaderFactory(sourceBatch().createReaderFactory(), flat, before, failure, pinned);
-  }
-
-  private Batch sourceBatch() {
-    if (batch == null) batch = source.toBatch();
-    return batch;
+  PartitionReaderFactory readers(PartitionReaderFactory source) {
+    return new ReaderFactory(source, flat, before, failure, pinned);
   }
 
   /** One change of a key: the batch, and the value after it (null: removed). */

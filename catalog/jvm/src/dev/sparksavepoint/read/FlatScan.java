@@ -4,37 +4,26 @@ import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.errors.Errors;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeProjection;
-import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReader;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
 import org.apache.spark.sql.connector.read.Scan;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * A scan of Spark's state reader whose rows are flattened ({@link FlatSchema}) in the tasks, with
  * an overlay's changes over them where one is given.
  */
-public final class FlatScan implements Scan, Batch {
-  private final Scan source;
-  private final FlatSchema flat;
+public final class FlatScan extends OverSparkScan {
   private final String name;
   private final ReadFailure failure;
   private final RowOverlay overlay;
-  private Batch batch;
 
   public FlatScan(
       Scan source, FlatSchema flat, String name, ReadFailure failure, RowOverlay overlay) {
-    this.source = source;
-    this.flat = flat;
+    super(source, flat);
     this.name = name;
     this.failure = failure;
     this.overlay = overlay;
-  }
-
-  @Override
-  public StructType readSchema() {
-    return flat.readSchema();
   }
 
   @Override
@@ -43,23 +32,8 @@ public final class FlatScan implements Scan, Batch {
   }
 
   @Override
-  public Batch toBatch() {
-    return this;
-  }
-
-  @Override
-  public InputPartition[] planInputPartitions() {
-    return sourceBatch().planInputPartitions();
-  }
-
-  @Override
-  public PartitionReaderFactory createReaderFactory() {
-    return new FlatReaderFactory(sourceBatch().createReaderFactory(), flat, failure, overlay);
-  }
-
-  private Batch sourceBatch() {
-    if (batch == null) batch = source.toBatch();
-    return batch;
+  PartitionReaderFactory readers(PartitionReaderFactory source) {
+    return new FlatReaderFactory(source, flat, failure, overlay);
   }
 
   /** What a read task reports when Spark's provider cannot load the state files it reads. */
