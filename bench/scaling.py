@@ -20,7 +20,9 @@ another driver with a normal heap: reading HDFS-backed state loads whole partiti
 Spark's provider.
 
 Prints one line per measurement, then, last, one line per ratio: the growth from the middle to
-the largest size (linear growth is the ratio of the sizes) and the heap check.
+the largest size (linear growth is the ratio of the sizes), the growth of a one-key lookup and
+of a 10-key upsert from the smallest to the largest size (goals: <= 3 and <= 2), and the heap
+check.
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ from spark_savepoint import attach
 TABLE = "bench.agg_0.default"
 HEAP = "512m"
 BYTES_PER_KEY_IN_A_JAVA_SET = 112
+FLAT_GOALS = {"one-key lookup": 3, "10-key upsert": 2}
+"""What should cost nearly the same whatever the state's size: the most the largest size may
+take over the smallest."""
 
 
 def best(action: Callable[[], object], repeat: int) -> float:
@@ -219,6 +224,14 @@ def main() -> None:
             print(
                 f"ratio time {largest}/{middle} keys, {name}, {provider}: {ratio:.2f}"
                 f" (linear: {growth:.1f})"
+            )
+    smallest = sizes[0]
+    for provider, by_size in results.items():
+        for name, goal in FLAT_GOALS.items():
+            ratio = by_size[largest][name] / by_size[smallest][name]
+            print(
+                f"ratio time {largest}/{smallest} keys, {name}, {provider}: {ratio:.2f}"
+                f" (goal: <= {goal})"
             )
     java_set = largest * BYTES_PER_KEY_IN_A_JAVA_SET / 2**20
     for provider, (ok, _) in heap.items():

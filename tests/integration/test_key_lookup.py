@@ -3,12 +3,15 @@ with ``get``), and returns exactly what a scan returns; any other filter scans."
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_savepoint import attach
-from tests.support.streaming_queries import CASES, UIDS
+from spark_savepoint import attach, restore_savepoint
+from tests.support.checkpoint_files import last_batch
+from tests.support.streaming_queries import CASES, UIDS, build
 
 KEY_COLUMN = {"agg": "user", "dedup": "event_id", "pandas_state": "user"}
 LOOKUP_CASES = [(k, p) for k, p in CASES if k in KEY_COLUMN]
@@ -104,3 +107,39 @@ def test_delete_by_key_keeps_every_other_key(spark, private_copy) -> None:
     after = spark.table("lk.agg_0.default").collect()
     assert sorted(after, key=repr) == sorted((r for r in before if r.user != "alice"), key=repr)
     assert len(after) == len(before) - 1
+
+
+@pytest.mark.slow
+def test_hdfs_keys_are_read_from_the_files_spark_loads(spark, tmp_path: Path) -> None:
+    """An HDFS-backed lookup, and an upsert of a few keys, read just their keys from the
+    partition's files (its newest snapshot, then the deltas after it) instead of loading every
+    entry. Built here: a restore's snapshots, an upsert's deltas over them, then the query's own
+    deltas, whose watermark evicts events 2 and 3 (removals). At every batch a lookup of every
+    key ever stored finds what a scan finds, and the query continued from the upsert."""
+    built = build(spark, "dedup_watermark", "hdfs", tmp_path / "query")
+    restored = tmp_path / "restored"
+    restore_savepoint(spark, str(built.checkpoint), str(restored), partitions=3)
+    first = last_batch(restored)
+    attach(spark, str(restored), "hk")
+    spark.sql(
+        "INSERT INTO hk.dedup_0.default (event_id, ts) VALUES"
+        " (5, TIMESTAMP'2024-01-01 10:07:00'), (7, TIMESTAMP'2024-01-01 10:30:00')"
+    )
+    emitted = built.with_checkpoint(restored).restart(spark)
+    assert [r["event_id"] for r in emitted] == [6]  # 5 is known from the upsert, 3 is late
+    last = last_batch(restored)
+    version = {p.name for p in (restored / "state" / "0" / "0").iterdir()}
+    assert f"{first + 1}.snapshot" in version and f"{last + 1}.delta" in version
+
+    table = "hk.dedup_0.default"
+    at = {b: spark.sql(f"SELECT * FROM {table} VERSION AS OF {b}") for b in range(first, last + 1)}
+    stored = {b: df.collect() for b, df in at.items()}
+    every = {(r.event_id, r.ts) for rows in stored.values() for r in rows}
+    assert {e for e, _ in every} == {2, 3, 4, 5, 6, 7}
+    assert sorted(r.event_id for r in stored[last]) == [4, 5, 6, 7]  # 2 and 3 evicted
+    for batch, df in at.items():
+        for event_id, ts in every:
+            lookup = df.where((F.col("event_id") == event_id) & (F.col("ts") == ts))
+            assert is_lookup(lookup)
+            found = [r for r in stored[batch] if (r.event_id, r.ts) == (event_id, ts)]
+            assert lookup.collect() == found, (batch, event_id)

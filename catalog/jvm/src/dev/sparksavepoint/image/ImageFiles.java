@@ -1,9 +1,11 @@
 package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.FileDigests;
+import dev.sparksavepoint.checkpoint.StoreFiles;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
+import dev.sparksavepoint.read.HdfsFiles;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,7 +33,7 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreId;
  *       checkpoint format v2) and the SST and log files its metadata lists, read with Spark's
  *       own {@code RocksDBCheckpointMetadata}; its key count is the partition's row count.
  *   <li>HDFS-backed: {@code N+1.snapshot}, or {@code 1.delta} for version 1 (a delta from
- *       nothing is the whole state); rows are counted through a read-only store.
+ *       nothing is the whole state); its records are counted as Spark's reader reads them.
  * </ul>
  * A file's checksum companion ({@code <file>.crc}, Spark 4.1+) is copied with it.
  * A version kept as changes only (a RocksDB changelog, an HDFS delta chain) has no such image:
@@ -78,9 +80,7 @@ final class ImageFiles {
         String image = hdfsImage(fs, source, plan.version());
         if (image == null) return null;
         copyFiles(plan, fs, source, target, List.of(image), digests);
-        try (ImagePartition.Source entries = new ImagePartition.Source(plan, copy, p)) {
-          rows = entries.count();
-        }
+        rows = hdfsRows(plan, copy, p, image);
       } else {
         return null;
       }
@@ -90,6 +90,34 @@ final class ImageFiles {
       throw new IllegalStateException(
           "[SAVEPOINT_WRITE_FAILED] copying " + source + " to " + target + ": " + e.getMessage(),
           e);
+    }
+  }
+
+  /**
+   * The entries of an HDFS-backed image file {@code image} of partition {@code p}: its records,
+   * counted as Spark's reader reads them ({@link HdfsFiles#records}) where each key has one (a
+   * snapshot; the first delta of a store of one entry per key, unless it removes), else through
+   * a read-only store of Spark's provider (which builds the partition's map). A join's first
+   * delta puts a key's row count once per row.
+   */
+  private static long hdfsRows(ImagePlan plan, StoreCopy copy, int p, String image) {
+    StoreSpec from = copy.from();
+    boolean keyOnce =
+        StoreFiles.isSnapshot(image) || from.storeName().equals(StateStoreId.DEFAULT_STORE_NAME());
+    long rows =
+        !keyOnce
+            ? -1
+            : HdfsFiles.records(
+                new StateStoreId(plan.sourceState(), from.operatorId(), p, from.storeName()),
+                StoreFiles.versionOf(image),
+                image.substring(image.indexOf('.') + 1),
+                from.keySchema(),
+                from.valueSchema(),
+                plan.sourceConf(),
+                plan.hadoopConf());
+    if (rows >= 0) return rows;
+    try (ImagePartition.Source entries = new ImagePartition.Source(plan, copy, p)) {
+      return entries.count();
     }
   }
 

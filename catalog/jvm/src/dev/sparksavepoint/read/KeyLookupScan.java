@@ -44,8 +44,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * A point lookup: the rows of the keys a filter pins down ({@link KeyPredicates}), read without
  * a scan. Each key is placed with Spark's own partitioner ({@link KeyPartitioner}), exactly as
  * the streaming query placed it; one task per partition that holds a key loads that partition
- * through Spark's provider, at the table's version, and {@code get}s its keys. The rows are
- * those Spark's {@code statestore} reader returns for them, flattened alike.
+ * through Spark's provider, at the table's version, and {@code get}s its keys (an HDFS-backed
+ * partition's files are read for its keys instead: {@link HdfsFiles}). The rows are those
+ * Spark's {@code statestore} reader returns for them, flattened alike.
  */
 final class KeyLookupScan implements Scan, Batch {
   private final Target target;
@@ -131,7 +132,8 @@ final class KeyLookupScan implements Scan, Batch {
     /**
      * The values of {@code keys} (encoded as Spark encodes them) in state partition {@code
      * partition} at this target's version, in order, null for a key that has no entry: the
-     * partition loaded through Spark's provider, read-only, then closed.
+     * partition's files read for just these keys where it is HDFS-backed ({@link HdfsFiles}),
+     * else loaded through Spark's provider, read-only, then closed.
      */
     List<UnsafeRow> values(int partition, List<UnsafeRow> keys) {
       List<UnsafeRow> values = new ArrayList<>(keys.size());
@@ -139,6 +141,21 @@ final class KeyLookupScan implements Scan, Batch {
           StoreProviders.open(
               stateLocation, UUID.randomUUID(), conf, hadoopConf.value(), spec, partition);
       try {
+        Map<UnsafeRow, UnsafeRow> read =
+            ids != null
+                ? null
+                : HdfsFiles.values(
+                    provider,
+                    version,
+                    keys,
+                    spec.keySchema(),
+                    spec.valueSchema(),
+                    conf,
+                    hadoopConf.value());
+        if (read != null) {
+          for (UnsafeRow key : keys) values.add(read.get(key));
+          return values;
+        }
         ReadStateStore store =
             provider.getReadStore(
                 version, Option.apply(StoreProviders.uniqueId(ids, spec, partition)));

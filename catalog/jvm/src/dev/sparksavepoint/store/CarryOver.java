@@ -12,7 +12,9 @@ import org.apache.spark.sql.classic.SparkSession;
  * Store partitions committed again as the next version, unchanged (or emptied, for a replace
  * that left them without rows): one Spark job, one task per store partition. A batch that
  * changes no state carries every partition over ({@link #commitAll}); a write carries over what
- * its tasks did not touch ({@code write.UntouchedPartitions}).
+ * its tasks did not touch ({@code write.UntouchedPartitions}). A partition carried over unchanged
+ * reads none of its entries where it is HDFS-backed ({@link StatePartition#openFor}): its next
+ * version is an empty delta.
  */
 public final class CarryOver {
   private CarryOver() {}
@@ -71,7 +73,10 @@ public final class CarryOver {
   }
 
   private static PartitionCommit carry(StoreBatch batch, Item item, Clearing clearing) {
-    try (StatePartition store = StatePartition.open(batch, item.spec(), item.partition())) {
+    try (StatePartition store =
+        item.clear()
+            ? StatePartition.open(batch, item.spec(), item.partition())
+            : StatePartition.openFor(batch, item.spec(), item.partition(), List.of())) {
       try {
         if (item.clear()) clearing.clear(store);
         return store.commit();

@@ -1,14 +1,11 @@
 package dev.sparksavepoint.store;
 
-import dev.sparksavepoint.adapters.HdfsStoreMapBase;
 import dev.sparksavepoint.adapters.SparkState;
 import java.lang.reflect.Field;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreMap;
 import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
-import org.apache.spark.sql.execution.streaming.state.UnsafeRowPair;
-import scala.collection.Iterator;
 
 /**
  * The map of an HDFS-backed store that writes a full image: it keeps nothing but the number of
@@ -21,7 +18,7 @@ import scala.collection.Iterator;
  * {@code HDFSBackedStateStore.mapToUpdate}); the store still writes every entry through Spark's
  * own delta writer. Such a store cannot look keys up: {@link #get} finds nothing.
  */
-public final class HdfsImageMap extends HdfsStoreMapBase {
+public final class HdfsImageMap extends PartHdfsMap {
   private static final Field MAP = mapField();
 
   private int size;
@@ -66,23 +63,13 @@ public final class HdfsImageMap extends HdfsStoreMapBase {
   }
 
   @Override
-  protected void added() {
+  protected void added(UnsafeRow key, UnsafeRow value) {
     size++;
   }
 
   @Override
-  public void putAll(HDFSBackedStateStoreMap other) {
-    throw unsupported("putAll");
-  }
-
-  @Override
-  public Iterator<UnsafeRowPair> iterator() {
-    throw unsupported("iterator");
-  }
-
-  @Override
-  public Iterator<UnsafeRowPair> prefixScan(UnsafeRow prefixKey) {
-    throw unsupported("prefixScan");
+  protected UnsafeRow removed(UnsafeRow key) {
+    throw unsupported("remove");
   }
 
   @Override

@@ -7,7 +7,10 @@ import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.CrashPoint;
 import dev.sparksavepoint.commit.PartitionCommit;
+import dev.sparksavepoint.read.HdfsFiles;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -85,10 +88,7 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
       String stagingFolder,
       StagedFiles earlier) {
     return opened(
-        batch.stateLocation(),
-        batch.runId(),
-        batch.storeConf(),
-        batch.hadoopConf(),
+        batch,
         spec,
         partition,
         provider -> {
@@ -112,16 +112,53 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
 
   /** Loads version N+1 of {@code spec}'s partition {@code partition} for writing. */
   public static StatePartition open(StoreBatch batch, StoreSpec spec, int partition) {
-    return open(
-        batch.stateLocation(),
-        batch.runId(),
-        batch.storeConf(),
-        batch.hadoopConf(),
+    return opened(batch, spec, partition, provider -> loaded(batch, spec, partition, provider));
+  }
+
+  /** Version N+1 of {@code spec}'s partition of {@code batch}, loaded whole by {@code provider}. */
+  private static StatePartition loaded(
+      StoreBatch batch, StoreSpec spec, int partition, StateStoreProvider provider) {
+    String uniqueId = batch.uniqueId(spec, partition);
+    long version = CheckpointLog.stateVersion(batch.batchId());
+    return writing(
         spec,
         partition,
-        CheckpointLog.stateVersion(batch.batchId()),
-        batch.uniqueId(spec, partition),
-        false);
+        provider,
+        Stores.writable(provider, version, uniqueId, false, batch.hadoopConf()));
+  }
+
+  /**
+   * Version N+1 of {@code spec}'s partition {@code partition} for writing, knowing only the
+   * entries of {@code keys} (it refuses to look up any other) where it is HDFS-backed: read from
+   * the partition's files for just those keys ({@link HdfsFiles}, nothing read for no keys)
+   * instead of loading every entry ({@link HdfsPartialMap}). Any other store, or files that
+   * cannot be read so, is loaded whole as {@link #open} loads it.
+   */
+  public static StatePartition openFor(
+      StoreBatch batch, StoreSpec spec, int partition, Collection<UnsafeRow> keys) {
+    long version = CheckpointLog.stateVersion(batch.batchId());
+    return opened(
+        batch,
+        spec,
+        partition,
+        provider -> {
+          StateStore store = null;
+          if (batch.uniqueId(spec, partition) == null) {
+            Map<UnsafeRow, UnsafeRow> found =
+                HdfsFiles.values(
+                    provider,
+                    version,
+                    keys,
+                    spec.keySchema(),
+                    spec.valueSchema(),
+                    batch.storeConf(),
+                    batch.hadoopConf());
+            if (found != null) store = HdfsPartialMap.store(provider, version, keys, found);
+          }
+          return store == null
+              ? loaded(batch, spec, partition, provider)
+              : writing(spec, partition, provider, store);
+        });
   }
 
   /**
@@ -146,18 +183,26 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
         hadoopConf,
         spec,
         partition,
-        provider -> {
-          StateStore store = Stores.writable(provider, version, uniqueId, loadEmpty, hadoopConf);
-          if (spec.families() != null) spec.families().register(store);
-          return new StatePartition(
-              spec,
-              partition,
-              provider,
-              store,
-              store,
-              PartitionSink.into(store),
-              new StoredReads(store, spec));
-        });
+        provider ->
+            writing(
+                spec,
+                partition,
+                provider,
+                Stores.writable(provider, version, uniqueId, loadEmpty, hadoopConf)));
+  }
+
+  /** A partition that writes {@code store}, opened by {@code provider}. */
+  private static StatePartition writing(
+      StoreSpec spec, int partition, StateStoreProvider provider, StateStore store) {
+    if (spec.families() != null) spec.families().register(store);
+    return new StatePartition(
+        spec,
+        partition,
+        provider,
+        store,
+        store,
+        PartitionSink.into(store),
+        new StoredReads(store, spec));
   }
 
   /**
@@ -184,6 +229,22 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
           return new StatePartition(
               spec, partition, provider, reads, null, null, new StoredReads(reads, spec));
         });
+  }
+
+  /** {@code open} applied to a new provider of {@code spec}'s partition of {@code batch}. */
+  private static StatePartition opened(
+      StoreBatch batch,
+      StoreSpec spec,
+      int partition,
+      Function<StateStoreProvider, StatePartition> open) {
+    return opened(
+        batch.stateLocation(),
+        batch.runId(),
+        batch.storeConf(),
+        batch.hadoopConf(),
+        spec,
+        partition,
+        open);
   }
 
   /**

@@ -13,6 +13,7 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 
@@ -27,6 +28,8 @@ import org.apache.spark.sql.types.StructType;
  * ({@link WritePlan#images}) puts every row into an empty store instead, committed as one image
  * of the partition: nothing is read, nothing compared, nothing removed (an HDFS-backed image
  * keeps none of its entries on the heap either, {@link dev.sparksavepoint.store.HdfsImageMap}).
+ * An upsert into an HDFS-backed store holds its rows until the partition ends and then reads
+ * only their keys' entries ({@link StatePartition#openFor}), not the whole partition.
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -57,7 +60,25 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   /** The keys a full image got so far (each once). */
   private long imageRows;
 
-  private final StatePartition store;
+  /** The edited store partition; null while {@link #held} holds the rows. */
+  private StatePartition store;
+
+  /**
+   * An upsert into an HDFS-backed store: its rows, held until the partition ends, when only
+   * their keys' entries are read ({@link StatePartition#openFor}), or until there are
+   * {@link #HELD_ROWS}, when the partition is loaded whole and they are applied. Null for other
+   * writes, and once the store is open.
+   */
+  private List<Held> held;
+
+  /** One held row, with its copied key. */
+  private record Held(UnsafeRow key, InternalRow row) {}
+
+  /**
+   * The most rows an upsert into an HDFS-backed store holds before loading the partition:
+   * reading the partition's files for more keys would save little over loading it.
+   */
+  static final int HELD_ROWS = 10_000;
 
   /** A join side's {@code keyToNumValues} partition, kept consistent with {@link #store}. */
   private final StatePartition counts;
@@ -69,10 +90,11 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
+    this.held = holdsRows(plan, replace, edits) ? new ArrayList<>() : null;
     this.store =
         plan.images() != null
             ? plan.images().open(plan, plan.edited(), partition)
-            : open(plan, plan.edited(), partition, plan.editedFamily());
+            : held != null ? null : open(plan, plan.edited(), partition, plan.editedFamily());
     boolean streamed = plan.images() != null && store.streamImage();
     this.imageHashes = streamed ? new ImageKeyHashes() : null;
     this.imageKeys =
@@ -102,6 +124,18 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   /** A family name no store has: a dry run counts the changes of the edited store only. */
   private static final String COUNTED_NOWHERE = "";
+
+  /**
+   * True for an upsert of one entry per key into an HDFS-backed store (not a dry run or a
+   * transaction's statement): its rows are {@link #held}.
+   */
+  private static boolean holdsRows(WritePlan plan, boolean replace, StateEdits edits) {
+    return !replace
+        && !plan.readOnly()
+        && plan.joinCounts() == null
+        && edits instanceof StateEdits.KeyValues
+        && HDFSBackedStateStoreProvider.class.getName().equals(plan.storeConf().providerClass());
+  }
 
   /** A store partition, read-only for a dry run or a transaction's statement. */
   static StatePartition open(WritePlan plan, StoreSpec spec, int partition, String family) {
@@ -136,7 +170,21 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       previous = key;
       if (given != null) given.add(key);
     }
+    if (held != null) {
+      held.add(new Held(key, row.copy()));
+      if (held.size() >= HELD_ROWS) {
+        applyHeld(open(plan, plan.edited(), partition, plan.editedFamily()));
+      }
+      return;
+    }
     edits.apply(store, encoder, row, key);
+  }
+
+  /** Opens the edited store as {@code opened} and applies the held rows to it. */
+  private void applyHeld(StatePartition opened) {
+    store = opened;
+    for (Held h : held) edits.apply(store, encoder, h.row(), h.key());
+    held = null;
   }
 
   /**
@@ -167,6 +215,10 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   @Override
   public WriterCommitMessage commit() {
+    if (held != null) {
+      List<UnsafeRow> keys = held.stream().map(Held::key).toList();
+      applyHeld(StatePartition.openFor(plan, plan.edited(), partition, keys));
+    }
     if (edits != null) edits.finish(store, replace, given);
     if (plan.images() != null) store.recordImageKeys(imageRows);
     WriterCommitMessage edited = end(store);
@@ -219,14 +271,14 @@ final class PartitionWriter implements DataWriter<InternalRow> {
 
   @Override
   public void abort() {
-    store.abort();
+    if (store != null) store.abort();
     if (counts != null) counts.abort();
   }
 
   @Override
   public void close() {
     if (imageHashes != null) imageHashes.close();
-    store.close();
+    if (store != null) store.close();
     if (counts != null) counts.close();
   }
 
