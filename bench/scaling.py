@@ -17,7 +17,10 @@ array, a table slot): 560 MB for 5M keys, more than that heap. The overwrite com
 keeps no per-key collection (RocksDB keeps its data off-heap; an HDFS-backed image keeps none of
 its entries, only 8 bytes of hash per key, at most 32 MB per task). The rows are then counted in
 another driver with a normal heap: reading HDFS-backed state loads whole partitions through
-Spark's provider.
+Spark's provider. The same for a ``MERGE`` that changes every 1000th key (a copy-on-write
+rewrite: every row is read, joined and handed to the write, which finds the keys it was not
+given by sorting the stored keys with Spark's external sorter, not with a set of the given
+ones), checked by the changed keys' counts.
 
 Prints one line per measurement, then, last, one line per ratio: the growth from the middle to
 the largest size (linear growth is the ratio of the sizes), the growth of a one-key lookup and
@@ -65,6 +68,19 @@ def overwrite(keys: int) -> str:
     return f"INSERT OVERWRITE {TABLE} SELECT id, 2L, id % 97 + 1 FROM range({keys})"
 
 
+MERGE_EVERY = 1000
+
+
+def merge(keys: int) -> str:
+    return (
+        f"MERGE INTO {TABLE} AS t USING (SELECT id AS key FROM range(0, {keys}, {MERGE_EVERY}))"
+        " AS s ON t.key = s.key WHEN MATCHED THEN UPDATE SET cnt = t.cnt + 100"
+    )
+
+
+HEAP_STATEMENTS = {"INSERT OVERWRITE": overwrite, "MERGE": merge}
+
+
 def measure(spark: SparkSession, root: Path, provider: str, keys: int, repeat: int) -> dict:
     base = build_keyed_state(spark, root, provider, keys)
     scratch = root / f"scaling-{provider}-{keys}"
@@ -108,22 +124,26 @@ def child_session(heap: str):
     return spark
 
 
-def heap_probe(checkpoint: str, keys: int) -> None:
-    """The child: overwrites ``keys`` keys of ``checkpoint`` in a driver with a small heap."""
+def heap_probe(checkpoint: str, keys: int, statement: str) -> None:
+    """The child: runs ``statement`` (a name of ``HEAP_STATEMENTS``) over ``keys`` keys of
+    ``checkpoint`` in a driver with a small heap."""
     spark = child_session(HEAP)
     attach(spark, checkpoint, "bench")
-    seconds = median_seconds(lambda: spark.sql(overwrite(keys)), 1)
+    seconds = median_seconds(lambda: spark.sql(HEAP_STATEMENTS[statement](keys)), 1)
     heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()  # type: ignore[union-attr]
     print(f"ok {seconds:.2f} {heap}", flush=True)
     spark.stop()
 
 
 def count_rows(checkpoint: str) -> None:
-    """The second child: the rows of the overwritten state, read with a normal heap (reading
-    HDFS-backed state loads whole partitions through Spark's provider, whoever wrote them)."""
+    """The second child: the rows of the changed state, and how many have the count a MERGE
+    gives, read with a normal heap (reading HDFS-backed state loads whole partitions through
+    Spark's provider, whoever wrote them)."""
     spark = child_session("4g")
     attach(spark, checkpoint, "bench")
-    print(f"rows {spark.table(TABLE).count()}", flush=True)
+    rows = spark.table(TABLE).count()
+    merged = spark.table(TABLE).where("cnt > 100").count()
+    print(f"rows {rows} {merged}", flush=True)
     spark.stop()
 
 
@@ -137,11 +157,11 @@ def run_child(*args: str) -> tuple[str, str]:
     return (last if child.returncode == 0 else ""), child.stderr
 
 
-def heap_check(root: Path, provider: str, keys: int) -> tuple[bool, str]:
+def heap_check(root: Path, provider: str, keys: int, statement: str) -> tuple[bool, str]:
     base = root / f"agg-{provider}-{keys}" / "checkpoint"
     scratch = fresh_copy(base, root / f"heap-{provider}-{keys}")
     try:
-        last, stderr = run_child("--heap-probe", str(scratch), str(keys))
+        last, stderr = run_child("--heap-probe", str(scratch), str(keys), statement)
         if not last.startswith("ok "):
             oom = "OutOfMemoryError" in stderr
             return False, "out of heap (java.lang.OutOfMemoryError)" if oom else (
@@ -151,9 +171,12 @@ def heap_check(root: Path, provider: str, keys: int) -> tuple[bool, str]:
         counted, _ = run_child("--count", str(scratch))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    rows = counted.split()[-1] if counted.startswith("rows ") else "no"
-    detail = f"{int(heap) / 2**20:.0f} MB max heap, {seconds} s, {rows} rows read back"
-    return rows == str(keys), detail
+    rows, merged = counted.split()[1:] if counted.startswith("rows ") else ("no", "no")
+    merges = len(range(0, keys, MERGE_EVERY)) if statement == "MERGE" else 0
+    detail = f"{int(heap) / 2**20:.0f} MB max heap, {seconds} s, {rows} rows read back" + (
+        f", {merged} merged" if merges else ""
+    )
+    return rows == str(keys) and merged == str(merges), detail
 
 
 def plot(results: dict, sizes: list[int], path: Path) -> None:
@@ -188,11 +211,12 @@ def main() -> None:
     parser.add_argument("--dir", default=str(Path(__file__).parent / "out"))
     parser.add_argument("--plot", default="")
     parser.add_argument("--master", default="local[2]", help="as in bench/common.py")
-    parser.add_argument("--heap-probe", nargs=2, metavar=("CHECKPOINT", "KEYS"))
+    parser.add_argument("--heap-probe", nargs=3, metavar=("CHECKPOINT", "KEYS", "STATEMENT"))
+    parser.add_argument("--heap-only", action="store_true", help="only the heap checks")
     parser.add_argument("--count", metavar="CHECKPOINT")
     args = parser.parse_args()
     if args.heap_probe:
-        heap_probe(args.heap_probe[0], int(args.heap_probe[1]))
+        heap_probe(args.heap_probe[0], int(args.heap_probe[1]), args.heap_probe[2])
         return
     if args.count:
         count_rows(args.count)
@@ -200,6 +224,10 @@ def main() -> None:
 
     sizes = [int(k) for k in args.keys.split(",")]
     root = Path(args.dir)
+    if args.heap_only:
+        heap = heap_checks(root, sizes[-1])
+        print_heap_ratios(heap, sizes[-1])
+        return
     spark = bench_session(args.master)
     results = {p: {k: measure(spark, root, p, k, args.repeat) for k in sizes} for p in PROVIDERS}
     spark.stop()
@@ -212,9 +240,7 @@ def main() -> None:
         plot(results, sizes, Path(args.plot))
         print(f"plot: {args.plot}")
     largest = sizes[-1]
-    heap = {p: heap_check(root, p, largest) for p in PROVIDERS}
-    for provider, (_, detail) in heap.items():
-        print(f"{provider:8s} {largest}-key INSERT OVERWRITE in a {HEAP} heap: {detail}")
+    heap = heap_checks(root, largest)
 
     middle = sizes[-2] if len(sizes) > 1 else sizes[-1]
     growth = largest / middle
@@ -233,11 +259,28 @@ def main() -> None:
                 f"ratio time {largest}/{smallest} keys, {name}, {provider}: {ratio:.2f}"
                 f" (goal: <= {goal})"
             )
-    java_set = largest * BYTES_PER_KEY_IN_A_JAVA_SET / 2**20
-    for provider, (ok, _) in heap.items():
+    print_heap_ratios(heap, largest)
+
+
+def heap_checks(root: Path, keys: int) -> dict[tuple[str, str], tuple[bool, str]]:
+    """Each statement of ``HEAP_STATEMENTS`` on each provider's ``keys``-key state in a small
+    heap (built beforehand); prints a line for each."""
+    heap = {
+        (p, statement): heap_check(root, p, keys, statement)
+        for statement in HEAP_STATEMENTS
+        for p in PROVIDERS
+    }
+    for (provider, statement), (_, detail) in heap.items():
+        print(f"{provider:8s} {keys}-key {statement} in a {HEAP} heap: {detail}")
+    return heap
+
+
+def print_heap_ratios(heap: dict[tuple[str, str], tuple[bool, str]], keys: int) -> None:
+    java_set = keys * BYTES_PER_KEY_IN_A_JAVA_SET / 2**20
+    for (provider, statement), (ok, _) in heap.items():
         verdict = "completed" if ok else "did not complete"
         print(
-            f"ratio heap / the keys as a Java set, {largest}-key overwrite, {provider}:"
+            f"ratio heap / the keys as a Java set, {keys}-key {statement}, {provider}:"
             f" {512 / java_set:.2f}, {verdict} (goal: completes at < 1)"
         )
 

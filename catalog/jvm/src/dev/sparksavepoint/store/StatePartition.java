@@ -11,7 +11,6 @@ import dev.sparksavepoint.read.HdfsFiles;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -277,13 +276,6 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
     UnsafeRow old = view.get(key, cf);
     if (old != null && old.equals(value)) return;
     put(key, value, cf);
-  }
-
-  /** Removes every key of {@code cf} not in {@code keep} (what turns an upsert into a replace). */
-  public void removeAllBut(Set<UnsafeRow> keep, String cf) {
-    for (UnsafeRow key : keys(cf)) {
-      if (!keep.contains(key)) remove(key, cf);
-    }
   }
 
   /** The stored value of {@code key} in column family {@code cf}, or null. */

@@ -5,9 +5,7 @@ import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImageKeyHashes;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -38,8 +36,11 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private final RowEncoder.Bound encoder;
   private final StateEdits edits;
 
-  /** The keys given, which a replace keeps (it removes every other); null for an upsert. */
-  private final Set<UnsafeRow> given;
+  /**
+   * For a replace: finds the stored keys it was not given, to remove them; null for an upsert
+   * and a full image.
+   */
+  private final UngivenKeys ungiven;
 
   /** The unique key of the row before, to find a key given twice (rows sorted by it). */
   private UnsafeRow previous;
@@ -87,7 +88,6 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.plan = plan;
     this.partition = partition;
     this.replace = replace;
-    this.given = replace && plan.images() == null ? new HashSet<>() : null;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
     this.held = holdsRows(plan, replace, edits) ? new ArrayList<>() : null;
@@ -95,6 +95,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
         plan.images() != null
             ? plan.images().open(plan, plan.edited(), partition)
             : held != null ? null : open(plan, plan.edited(), partition, plan.editedFamily());
+    this.ungiven = replace && edits != null ? edits.ungiven(store, plan) : null;
     boolean streamed = plan.images() != null && store.streamImage();
     this.imageHashes = streamed ? new ImageKeyHashes() : null;
     this.imageKeys =
@@ -168,7 +169,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       }
       key = key.copy();
       previous = key;
-      if (given != null) given.add(key);
+      if (ungiven != null) ungiven.given(key, stored -> edits.drop(store, stored));
     }
     if (held != null) {
       held.add(new Held(key, row.copy()));
@@ -219,7 +220,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
       List<UnsafeRow> keys = held.stream().map(Held::key).toList();
       applyHeld(StatePartition.openFor(plan, plan.edited(), partition, keys));
     }
-    if (edits != null) edits.finish(store, replace, given);
+    if (edits != null) edits.finish(store, replace, ungiven);
     if (plan.images() != null) store.recordImageKeys(imageRows);
     WriterCommitMessage edited = end(store);
     if (imageHashes != null) imageHashes.repeated().ifPresent(this::settleRepeatedHash);
@@ -278,6 +279,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   @Override
   public void close() {
     if (imageHashes != null) imageHashes.close();
+    if (ungiven != null) ungiven.close();
     if (store != null) store.close();
     if (counts != null) counts.close();
   }

@@ -66,6 +66,12 @@ abstract class StateEdits {
         : of(plan);
   }
 
+  /** Empties {@code store}, a partition of one of {@code plan}'s edited stores that got no rows. */
+  static void empty(WritePlan plan, StatePartition store) {
+    StateEdits clearing = clearing(plan);
+    clearing.finish(store, true, UngivenKeys.none(store, clearing.family()));
+  }
+
   /** The second store a kind keeps consistent with the edited one (a join side's counts). */
   void attach(StatePartition second) {
     throw new IllegalStateException(
@@ -106,10 +112,26 @@ abstract class StateEdits {
       StatePartition store, RowEncoder.Bound encoder, InternalRow row, UnsafeRow key);
 
   /**
-   * Before the commit: a replace removes what the statement did not give ({@code given}: the
-   * unique keys it gave). With no rows given, a replace empties the partition.
+   * Before the commit: a replace removes what the statement did not give ({@code ungiven}
+   * finds the stored keys it did not give, for kinds with a {@link #uniqueKey}). With no rows
+   * given, a replace empties the partition.
    */
-  abstract void finish(StatePartition store, boolean replace, Set<UnsafeRow> given);
+  abstract void finish(StatePartition store, boolean replace, UngivenKeys ungiven);
+
+  /**
+   * How a replace of {@code store} finds the stored keys it was not given: by sorting them
+   * where the kind's rows arrive in key order and nothing is staged ({@link KeyValues} of a
+   * plain write), else by remembering the given keys.
+   */
+  UngivenKeys ungiven(StatePartition store, WritePlan plan) {
+    return UngivenKeys.remembered(store, family());
+  }
+
+  /** Removes a stored unit a replace was not given (kinds with a {@link #uniqueKey}). */
+  void drop(StatePartition store, UnsafeRow key) {
+    throw new IllegalStateException(
+        "[SAVEPOINT_INTERNAL] " + getClass().getSimpleName() + " has no unique keys to drop");
+  }
 
   /** The empty value of Spark's index families (timers, TTL): one NULL field of type void. */
   static final UnsafeRow EMPTY =
@@ -173,7 +195,7 @@ abstract class StateEdits {
      * every stored key not given).
      */
     @Override
-    final void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
+    final void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
       for (Map.Entry<UnsafeRow, List<UnsafeRow>> e : rows.entrySet()) {
         if (replace) {
           put(store, e.getKey(), e.getValue());
@@ -225,8 +247,20 @@ abstract class StateEdits {
     }
 
     @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      if (replace) store.removeAllBut(given, family);
+    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
+      if (replace) ungiven.rest(key -> drop(store, key));
+    }
+
+    @Override
+    void drop(StatePartition store, UnsafeRow key) {
+      store.remove(key, family);
+    }
+
+    @Override
+    UngivenKeys ungiven(StatePartition store, WritePlan plan) {
+      return plan.readOnly()
+          ? UngivenKeys.remembered(store, family)
+          : UngivenKeys.sorted(store, family, plan.edited().keySchema(family));
     }
 
     @Override
@@ -318,13 +352,14 @@ abstract class StateEdits {
     }
 
     @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      if (!replace) return;
-      for (UnsafeRow key : store.keys(family)) { // as deleteTimer
-        if (given.contains(key)) continue;
-        store.remove(key, family);
-        store.remove(inverse.apply(key).copy(), inverseFamily);
-      }
+    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
+      if (replace) ungiven.rest(key -> drop(store, key));
+    }
+
+    @Override
+    void drop(StatePartition store, UnsafeRow key) { // as deleteTimer
+      store.remove(key, family);
+      store.remove(inverse.apply(key).copy(), inverseFamily);
     }
   }
 
@@ -506,15 +541,16 @@ abstract class StateEdits {
     }
 
     @Override
-    void finish(StatePartition store, boolean replace, Set<UnsafeRow> given) {
-      if (!replace) return;
-      for (UnsafeRow key : store.keys(family)) {
-        if (given.contains(key)) continue;
-        UnsafeRow old = store.get(key, family);
-        Long before = old == null ? null : expirationOf(old);
-        store.remove(key, family);
-        if (before != null) store.remove(indexKey.of(before, key), index);
-      }
+    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
+      if (replace) ungiven.rest(key -> drop(store, key));
+    }
+
+    @Override
+    void drop(StatePartition store, UnsafeRow key) {
+      UnsafeRow old = store.get(key, family);
+      Long before = old == null ? null : expirationOf(old);
+      store.remove(key, family);
+      if (before != null) store.remove(indexKey.of(before, key), index);
     }
 
     private Long expirationOf(UnsafeRow value) {

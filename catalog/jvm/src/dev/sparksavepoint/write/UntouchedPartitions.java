@@ -8,7 +8,6 @@ import dev.sparksavepoint.store.PlannedChanges;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
 
@@ -26,7 +25,7 @@ final class UntouchedPartitions {
     return CarryOver.commit(
         plan,
         CarryOver.missing(plan, done, replace ? plan.editedStores() : List.of()),
-        store -> StateEdits.clearing(plan).finish(store, true, Set.of()),
+        store -> StateEdits.empty(plan, store),
         "savepoint: commit untouched state partitions of " + plan.uid() + "." + plan.state());
   }
 
@@ -67,7 +66,7 @@ final class UntouchedPartitions {
                         plan.stagingFolder(),
                         plan.earlier())) {
                   try {
-                    StateEdits.clearing(plan).finish(store, true, Set.of());
+                    StateEdits.empty(plan, store);
                     return store.endReadOnly();
                   } catch (RuntimeException e) {
                     store.abort();
