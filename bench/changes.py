@@ -137,7 +137,7 @@ def measure(
 
 def main() -> None:
     args = bench_parser(__doc__).parse_args()
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     spark.conf.set(CHANGELOG, "true")
     ratios = [
         line

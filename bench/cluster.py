@@ -95,7 +95,7 @@ def best(spark: SparkSession, prepare: Callable[[], Callable], repeat: int) -> T
 
 def main() -> None:
     args = bench_parser(__doc__).parse_args()
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     root = Path(args.dir)
     scratch = root / "cluster-scratch"
     shares = []

@@ -34,13 +34,21 @@ OUT = Path(__file__).parent / "out"
 def bench_parser(doc: str, keys: int = 1_000_000, repeat: int = 3) -> argparse.ArgumentParser:
     """The options every benchmark takes: ``--keys``, ``--repeat`` (best of), ``--dir``,
     ``--master`` (``local[2]``; ``spark://host:port``; ``standalone``: Spark's standalone
-    cluster of two workers started on loopback for the run, see :func:`master_url`)."""
+    cluster of two workers started on loopback for the run, see :func:`master_url`),
+    ``--driver-memory`` (4g; more for tens of millions of keys in HDFS-backed state, whose
+    partitions Spark's provider loads into maps on the heap)."""
     parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--keys", type=int, default=keys)
     parser.add_argument("--repeat", type=int, default=repeat)
     parser.add_argument("--dir", default=str(OUT))
-    parser.add_argument("--master", default="local[2]")
+    add_session_options(parser)
     return parser
+
+
+def add_session_options(parser: argparse.ArgumentParser) -> None:
+    """``--master`` and ``--driver-memory``, as :func:`bench_session` takes them."""
+    parser.add_argument("--master", default="local[2]", help="see bench/common.py")
+    parser.add_argument("--driver-memory", default="4g")
 
 
 def master_url(master: str) -> str:
@@ -69,9 +77,9 @@ def best_side_by_side(actions: dict[str, Callable[[], object]], repeat: int) -> 
     return {name: min(t) for name, t in times.items()}
 
 
-def bench_session(master: str = "local[2]") -> SparkSession:
+def bench_session(master: str = "local[2]", driver_memory: str = "4g") -> SparkSession:
     """The benchmarks' session on ``master`` (:func:`master_url`; a cluster's executors get 1
-    GB each)."""
+    GB each), its driver's heap ``driver_memory``."""
     master = master_url(master)
     cluster = {} if master.startswith("local") else {"spark.executor.memory": "1g"}
     spark = session(
@@ -79,7 +87,7 @@ def bench_session(master: str = "local[2]") -> SparkSession:
         **{
             "spark.sql.shuffle.partitions": "4",
             "spark.ui.enabled": "false",
-            "spark.driver.memory": "4g",
+            "spark.driver.memory": driver_memory,
             "spark.ui.showConsoleProgress": "false",
             **cluster,
         },

@@ -36,7 +36,7 @@ def read_every_byte(spark: SparkSession, checkpoint: Path) -> int:
 
 def main() -> None:
     args = bench_parser(__doc__).parse_args()
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     root = Path(args.dir)
     best: dict[str, dict[str, float]] = {}
     for provider in PROVIDERS:

@@ -82,7 +82,7 @@ def main() -> None:
     parser = bench_parser(__doc__)
     args = parser.parse_args()
 
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     root = Path(args.dir)
     reads = {p: full_read(spark, root, p, args.keys, args.repeat) for p in PROVIDERS}
     lookups = {p: lookup(spark, root, p, args.keys, args.repeat) for p in PROVIDERS}

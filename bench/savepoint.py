@@ -189,7 +189,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     root = Path(args.dir)
     warm = [Provider(spark, name, root, 1000, [1]) for name in PROVIDERS]
     for p in warm:  # warm-up on a small state: the first take/restore of a session loads classes

@@ -177,7 +177,7 @@ def main() -> None:
     parser = bench_parser(__doc__)
     args = parser.parse_args()
 
-    spark = bench_session(args.master)
+    spark = bench_session(args.master, args.driver_memory)
     providers = [Provider(spark, name, Path(args.dir), args.keys) for name in PROVIDERS]
     for p in providers:  # warm-up: the first write of a session also loads classes
         p.run_upsert()

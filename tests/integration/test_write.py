@@ -74,6 +74,25 @@ def test_upsert_is_seen_by_restarted_query(spark, copy: Copy, kind: str, provide
         assert out == expected
 
 
+def test_a_large_hdfs_upsert_loads_the_partitions_it_fills(spark, copy: Copy) -> None:
+    """An upsert into HDFS-backed state holds its rows to read only their keys' entries; past
+    10,000 rows in a partition (here about 15,000 in each of 4) it loads the partition and
+    applies them all. Every row lands, and the query continues from it."""
+    query, table = copy("agg", "hdfs")
+    before = rows(spark, table)
+    spark.sql(
+        f"INSERT INTO {table} SELECT concat('u', id), id, 2 * id FROM range(60000)"
+        " UNION ALL SELECT 'alice', 100, 1000"
+    )
+    after = spark.table(table)
+    assert after.count() == len(before) + 60000
+    assert after.where("user = 'u59999'").collect()[0][1:] == (59999, 119998)
+    assert sorted(tuple(r) for r in after.where("user NOT LIKE 'u%'").collect()) == sorted(
+        (u, 100, 1000) if u == "alice" else (u, c, t) for u, c, t in before
+    )
+    assert query.restart(spark) == UPSERT["agg"][1]
+
+
 DELETE = {
     "agg": (
         "DELETE FROM {t} WHERE user = 'alice'",
