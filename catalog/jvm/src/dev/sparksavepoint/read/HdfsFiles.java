@@ -1,5 +1,6 @@
 package dev.sparksavepoint.read;
 
+import dev.sparksavepoint.adapters.HdfsFileManagers;
 import dev.sparksavepoint.adapters.HdfsFileReader;
 import dev.sparksavepoint.adapters.SparkState;
 import java.util.Collection;
@@ -73,13 +74,13 @@ public final class HdfsFiles {
       StateStoreConf conf,
       Configuration hadoop) {
     if (!HdfsFileReader.available()
-        || !(SparkState.provider(provider) instanceof HDFSBackedStateStoreProvider)) {
+        || !(SparkState.provider(provider) instanceof HDFSBackedStateStoreProvider spark)) {
       return null;
     }
     StateStoreId id = provider.stateStoreId();
     Path folder = id.storeCheckpointLocation();
     try {
-      CheckpointFileManager fm = CheckpointFileManager$.MODULE$.create(folder, hadoop);
+      CheckpointFileManager fm = HdfsFileManagers.of(spark, folder, hadoop);
       Files files = version > 0 ? Files.of(fm.list(folder), version) : Files.NO_SNAPSHOT;
       if (files == null) return null;
       if (keys.isEmpty()) return new HashMap<>();
@@ -93,7 +94,7 @@ public final class HdfsFiles {
         reading.all(records);
       }
       return reading.found;
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
       LOG.info("reading {} through Spark's provider: {}", folder, e.toString());
       return null;
     }
@@ -130,7 +131,7 @@ public final class HdfsFiles {
         records.close();
       }
       return n;
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
       LOG.info("counting {} through Spark's provider: {}", folder, e.toString());
       return -1;
     }

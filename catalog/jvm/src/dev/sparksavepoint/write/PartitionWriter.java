@@ -6,6 +6,7 @@ import dev.sparksavepoint.image.ImageKeyHashes;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.connector.write.DataWriter;
@@ -95,25 +96,26 @@ final class PartitionWriter implements DataWriter<InternalRow> {
         plan.images() != null
             ? plan.images().open(plan, plan.edited(), partition)
             : held != null ? null : open(plan, plan.edited(), partition, plan.editedFamily());
-    this.ungiven = replace && edits != null ? edits.ungiven(store, plan) : null;
     boolean streamed = plan.images() != null && store.streamImage();
     this.imageHashes = streamed ? new ImageKeyHashes() : null;
     this.imageKeys =
         plan.images() == null || streamed ? null : new long[IMAGE_KEY_BITS / Long.SIZE];
-    if (plan.joinCounts() == null) {
-      this.counts = null;
-    } else {
-      StatePartition second;
-      try {
+    StatePartition second = null;
+    try {
+      if (plan.joinCounts() != null) {
         second = open(plan, plan.joinCounts(), partition, COUNTED_NOWHERE);
-      } catch (RuntimeException e) {
-        store.abort();
-        store.close();
-        throw e;
+        edits.attach(second);
       }
-      this.counts = second;
-      edits.attach(second);
+      this.ungiven = replace && edits != null ? edits.ungiven(store, plan) : null;
+    } catch (RuntimeException e) {
+      for (StatePartition opened : new StatePartition[] {second, store}) {
+        if (opened == null) continue;
+        opened.abort();
+        opened.close();
+      }
+      throw e;
     }
+    this.counts = second;
   }
 
   /**
@@ -174,16 +176,25 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     if (held != null) {
       held.add(new Held(key, row.copy()));
       if (held.size() >= HELD_ROWS) {
-        applyHeld(open(plan, plan.edited(), partition, plan.editedFamily()));
+        applyHeld(() -> open(plan, plan.edited(), partition, plan.editedFamily()));
       }
       return;
     }
     edits.apply(store, encoder, row, key);
   }
 
-  /** Opens the edited store as {@code opened} and applies the held rows to it. */
-  private void applyHeld(StatePartition opened) {
-    store = opened;
+  /**
+   * Opens the edited store with {@code open} and applies the held rows to it; a partition that
+   * cannot be loaded is refused as when a writer opens its store first ({@link RefusedWrites}).
+   */
+  private void applyHeld(Supplier<StatePartition> open) {
+    try {
+      store = open.get();
+    } catch (Errors.Refusal refusal) {
+      throw refusal;
+    } catch (Exception e) { // Spark's load errors are SparkExceptions, thrown undeclared
+      throw RefusedWrites.unloadable(plan, partition, e);
+    }
     for (Held h : held) edits.apply(store, encoder, h.row(), h.key());
     held = null;
   }
@@ -218,7 +229,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   public WriterCommitMessage commit() {
     if (held != null) {
       List<UnsafeRow> keys = held.stream().map(Held::key).toList();
-      applyHeld(StatePartition.openFor(plan, plan.edited(), partition, keys));
+      applyHeld(() -> StatePartition.openFor(plan, plan.edited(), partition, keys));
     }
     if (edits != null) edits.finish(store, replace, ungiven);
     if (plan.images() != null) store.recordImageKeys(imageRows);

@@ -30,6 +30,19 @@ final class RefusedWrites {
     return new Factory(writers, plan);
   }
 
+  /** The refusal of a write whose store partition {@code partition} cannot be loaded. */
+  static Errors.Refusal unloadable(WritePlan plan, int partition, Exception e) {
+    return Errors.unloadableState(
+        plan.checkpoint(),
+        plan.uid(),
+        plan.edited().operatorId(),
+        plan.state(),
+        plan.batchId(),
+        CheckpointLog.stateVersion(plan.batchId()),
+        partition,
+        e);
+  }
+
   /** Throws the refusal of the lowest refused partition, if any (driver side). */
   static void check(WriterCommitMessage[] messages) {
     Refused first = null;
@@ -59,18 +72,7 @@ final class RefusedWrites {
       } catch (Errors.Refusal refusal) {
         return new Writer(null, partitionId, refusal);
       } catch (Exception e) { // the store of this partition cannot be loaded
-        return new Writer(
-            null,
-            partitionId,
-            Errors.unloadableState(
-                plan.checkpoint(),
-                plan.uid(),
-                plan.edited().operatorId(),
-                plan.state(),
-                plan.batchId(),
-                CheckpointLog.stateVersion(plan.batchId()),
-                partitionId,
-                e));
+        return new Writer(null, partitionId, unloadable(plan, partitionId, e));
       }
     }
   }
