@@ -116,7 +116,9 @@ abstract class StateEdits {
    * finds the stored keys it did not give, for kinds with a {@link #uniqueKey}). With no rows
    * given, a replace empties the partition.
    */
-  abstract void finish(StatePartition store, boolean replace, UngivenKeys ungiven);
+  void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
+    if (replace) ungiven.rest(key -> drop(store, key));
+  }
 
   /**
    * How a replace of {@code store} finds the stored keys it was not given: by sorting them
@@ -247,11 +249,6 @@ abstract class StateEdits {
     }
 
     @Override
-    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
-      if (replace) ungiven.rest(key -> drop(store, key));
-    }
-
-    @Override
     void drop(StatePartition store, UnsafeRow key) {
       store.remove(key, family);
     }
@@ -349,11 +346,6 @@ abstract class StateEdits {
     @Override
     String family() {
       return family;
-    }
-
-    @Override
-    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
-      if (replace) ungiven.rest(key -> drop(store, key));
     }
 
     @Override
@@ -538,11 +530,6 @@ abstract class StateEdits {
         if (after != null) store.put(indexKey.of(after, key), EMPTY, index);
       }
       store.put(key, value, family);
-    }
-
-    @Override
-    void finish(StatePartition store, boolean replace, UngivenKeys ungiven) {
-      if (replace) ungiven.rest(key -> drop(store, key));
     }
 
     @Override
