@@ -215,7 +215,7 @@ public final class FlatStateTable
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap extra) {
-    return scanBuilder(extra, origin);
+    return scanBuilder(extra, true);
   }
 
   /**
@@ -223,7 +223,7 @@ public final class FlatStateTable
    * the write replaces the whole table, so a filter on the key never turns it into a lookup.
    */
   private ScanBuilder fullScanBuilder(CaseInsensitiveStringMap extra) {
-    return scanBuilder(extra, null);
+    return scanBuilder(extra, false);
   }
 
   /** What a read task of this table reports when Spark's provider cannot load its files. */
@@ -236,7 +236,7 @@ public final class FlatStateTable
         Long.parseLong(properties.getOrDefault("batch_id", "-1")));
   }
 
-  private ScanBuilder scanBuilder(CaseInsensitiveStringMap extra, TableOrigin lookups) {
+  private ScanBuilder scanBuilder(CaseInsensitiveStringMap extra, boolean lookups) {
     Map<String, String> merged = new HashMap<>(extra.asCaseSensitiveMap());
     merged.putAll(options);
     FlatScan.ReadFailure failure = readFailure();
@@ -252,6 +252,12 @@ public final class FlatStateTable
                 failure.batchId(),
                 flat.schema());
     return new StateScanBuilder(
-        () -> StateSource.scanBuilder(flat.source(), merged), flat, name, failure, lookups, staged);
+        () -> StateSource.scanBuilder(flat.source(), merged),
+        flat,
+        name,
+        failure,
+        origin,
+        lookups,
+        staged);
   }
 }

@@ -9,6 +9,7 @@ import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.commit.PartitionCommit;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
+import dev.sparksavepoint.read.HdfsFiles;
 import dev.sparksavepoint.store.StatePartition;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -226,10 +227,21 @@ final class ImagePartition {
     return row;
   }
 
-  /** Every entry of one source store partition at version N+1, packed; read-only. */
+  /**
+   * Every entry of one source store partition at version N+1, packed; read-only. An
+   * HDFS-backed partition's files are streamed ({@link HdfsFiles#entries}) where they can be,
+   * rather than loaded into Spark's map.
+   */
   static final class Source implements Iterator<byte[]>, AutoCloseable {
     private final StateStoreProvider provider;
     private final ReadStateStore store;
+
+    /** The entries streamed from an HDFS-backed partition's files; null: read from store. */
+    private final HdfsFiles.Entries streamed;
+
+    /** True when {@link #streamed} is at an entry not yet returned. */
+    private boolean streamedAhead;
+
     private final List<String> families;
     private final boolean[] multi;
     private int family = -1;
@@ -247,7 +259,20 @@ final class ImagePartition {
           StoreProviders.open(
               plan.sourceState(), plan.runId(), plan.sourceConf(), plan.hadoopConf(), spec, p);
       try {
-        this.store = provider.getReadStore(plan.version(), Option.apply(plan.sourceId(spec, p)));
+        String id = plan.sourceId(spec, p);
+        this.streamed =
+            spec.families() != null || id != null
+                ? null
+                : HdfsFiles.entries(
+                    provider,
+                    plan.version(),
+                    spec.keySchema(),
+                    spec.valueSchema(),
+                    plan.sourceConf(),
+                    plan.hadoopConf(),
+                    null);
+        this.store =
+            streamed != null ? null : provider.getReadStore(plan.version(), Option.apply(id));
         if (spec.families() != null) spec.families().register((StateStore) store);
       } catch (RuntimeException e) {
         provider.close();
@@ -258,6 +283,10 @@ final class ImagePartition {
     @Override
     public boolean hasNext() {
       if (closed) return false;
+      if (streamed != null) {
+        if (!streamedAhead) streamedAhead = streamed.next();
+        return streamedAhead;
+      }
       while (rows == null || !rows.hasNext()) {
         if (rows != null) rows.close();
         if (++family >= families.size()) {
@@ -273,11 +302,19 @@ final class ImagePartition {
     @Override
     public byte[] next() {
       if (!hasNext()) throw new NoSuchElementException();
-      UnsafeRowPair pair = rows.next();
-      byte[] key = pair.key().getBytes();
-      byte[] value = pair.value().getBytes();
+      byte[] key;
+      byte[] value;
+      if (streamed != null) {
+        streamedAhead = false;
+        key = streamed.key().getBytes();
+        value = streamed.value().getBytes();
+      } else {
+        UnsafeRowPair pair = rows.next();
+        key = pair.key().getBytes();
+        value = pair.value().getBytes();
+      }
       return ByteBuffer.allocate(8 + key.length + value.length)
-          .putInt(family)
+          .putInt(Math.max(family, 0))
           .putInt(key.length)
           .put(key)
           .put(value)
@@ -288,7 +325,8 @@ final class ImagePartition {
     long count() {
       long n = 0;
       while (hasNext()) {
-        rows.next();
+        if (streamed != null) streamedAhead = false;
+        else rows.next();
         n++;
       }
       return n;
@@ -300,7 +338,8 @@ final class ImagePartition {
       closed = true;
       try {
         if (rows != null) rows.close();
-        store.abort();
+        if (streamed != null) streamed.close();
+        else store.abort();
       } finally {
         provider.close();
       }

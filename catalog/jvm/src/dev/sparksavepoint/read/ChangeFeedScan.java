@@ -49,7 +49,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * out before the lookup.
  */
 public final class ChangeFeedScan extends OverSparkScan {
-  private final KeyLookupScan.Target before;
+  private final StoreTarget before;
   private final String description;
   private final FlatScan.ReadFailure failure;
   private final List<byte[]> pinned;
@@ -57,7 +57,7 @@ public final class ChangeFeedScan extends OverSparkScan {
   private ChangeFeedScan(
       Scan source,
       FlatSchema flat,
-      KeyLookupScan.Target before,
+      StoreTarget before,
       String description,
       FlatScan.ReadFailure failure,
       List<byte[]> pinned) {
@@ -87,7 +87,7 @@ public final class ChangeFeedScan extends OverSparkScan {
    * this feed does not apply and the feed is a diff of full reads: Spark before 4.0 (no {@code
    * readChangeFeed}), {@link Settings#CHANGES_FROM_CHANGE_FILES} off, a range past the table's
    * batch (the diff refuses it), a state without one key and one value per entry (see {@link
-   * KeyLookupScan.Target#at}), state checkpoint ids (format v2), or a version in the range
+   * StoreTarget#at}), state checkpoint ids (format v2), or a version in the range
    * without change files in every partition ({@link ChangeFiles#cover}).
    */
   public static Supplier<ScanBuilder> of(
@@ -107,8 +107,8 @@ public final class ChangeFeedScan extends OverSparkScan {
     if (to > origin.batchId() || from > to) return null;
     org.apache.hadoop.conf.Configuration hadoop = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
-    KeyLookupScan.Target before =
-        KeyLookupScan.Target.at(spark, origin, table.source(), Math.max(from - 1, 0), ckpt, hadoop);
+    StoreTarget before =
+        StoreTarget.at(spark, origin, table.source(), Math.max(from - 1, 0), ckpt, hadoop);
     if (before == null || before.ids() != null) return null;
     Operator op = origin.operator();
     if (StoreProviders.uniqueIds(ckpt, to) != null) return null;
@@ -156,7 +156,7 @@ public final class ChangeFeedScan extends OverSparkScan {
   private static ScanBuilder builder(
       Supplier<ScanBuilder> source,
       FlatSchema flat,
-      KeyLookupScan.Target before,
+      StoreTarget before,
       String description,
       FlatScan.ReadFailure failure) {
     return new Builder(source, flat, before, description, failure);
@@ -166,7 +166,7 @@ public final class ChangeFeedScan extends OverSparkScan {
       implements ScanBuilder, SupportsPushDownV2Filters, SupportsPushDownRequiredColumns {
     private final Supplier<ScanBuilder> source;
     private final FlatSchema flat;
-    private final KeyLookupScan.Target before;
+    private final StoreTarget before;
     private final String description;
     private final FlatScan.ReadFailure failure;
     private KeyPredicates.Pinned pinned;
@@ -174,7 +174,7 @@ public final class ChangeFeedScan extends OverSparkScan {
     Builder(
         Supplier<ScanBuilder> source,
         FlatSchema flat,
-        KeyLookupScan.Target before,
+        StoreTarget before,
         String description,
         FlatScan.ReadFailure failure) {
       this.source = source;
@@ -230,7 +230,7 @@ public final class ChangeFeedScan extends OverSparkScan {
   record ReaderFactory(
       PartitionReaderFactory source,
       FlatSchema flat,
-      KeyLookupScan.Target before,
+      StoreTarget before,
       FlatScan.ReadFailure failure,
       List<byte[]> pinned)
       implements PartitionReaderFactory {

@@ -3,9 +3,11 @@ package dev.sparksavepoint.read;
 import dev.sparksavepoint.adapters.HdfsFileManagers;
 import dev.sparksavepoint.adapters.HdfsFileReader;
 import dev.sparksavepoint.adapters.SparkState;
+import dev.sparksavepoint.checkpoint.KeyHashes;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -39,7 +41,9 @@ import scala.Tuple4;
  * one-key lookup (and each partition an edit commits, and counting a savepoint's rows) cost in
  * proportion to the partition. Here the same files are read by Spark's own delta reader
  * ({@link HdfsFileReader}), a record at a time: {@link #values} keeps only the wanted keys'
- * records, the last of each key winning as in Spark's map; {@link #records} counts a file's.
+ * records, the last of each key winning as in Spark's map; {@link #entries} streams every
+ * entry of a version, keeping only the changes after its snapshot; {@link #records} counts a
+ * file's.
  *
  * <p>Where that cannot be done (Spark 3.5 has no such reader; a version whose deltas after its
  * newest snapshot are not all there, which Spark's provider repairs or reports; a file that
@@ -62,7 +66,7 @@ public final class HdfsFiles {
    * there.
    *
    * <pre>{@code
-   * Map<UnsafeRow, UnsafeRow> found = HdfsFiles.values(provider, 1, keys, conf, hadoop);
+   * Map<UnsafeRow, UnsafeRow> found = HdfsFiles.values(provider, 1, keys, keySchema, valueSchema, conf, hadoop);
    * }</pre>
    */
   public static Map<UnsafeRow, UnsafeRow> values(
@@ -77,26 +81,174 @@ public final class HdfsFiles {
         || !(SparkState.provider(provider) instanceof HDFSBackedStateStoreProvider spark)) {
       return null;
     }
-    StateStoreId id = provider.stateStoreId();
-    Path folder = id.storeCheckpointLocation();
     try {
-      CheckpointFileManager fm = HdfsFileManagers.of(spark, folder, hadoop);
-      Files files = version > 0 ? Files.of(fm.list(folder), version) : Files.NO_SNAPSHOT;
+      Partition part =
+          Partition.of(spark, provider.stateStoreId(), keySchema, valueSchema, conf, hadoop);
+      Files files = part.files(version);
       if (files == null) return null;
       if (keys.isEmpty()) return new HashMap<>();
       Reading reading = new Reading(new HashSet<>(keys));
-      CompressionCodec codec = codec(conf);
       for (long v : files.versions(version)) {
         NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records =
-            HdfsFileReader.open(
-                id, fm, folder, v, files.suffix(v), codec, keySchema, valueSchema, conf);
+            part.open(v, files.suffix(v));
         if (records == null) return null;
         reading.all(records);
       }
       return reading.found;
     } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
-      LOG.info("reading {} through Spark's provider: {}", folder, e.toString());
+      LOG.info("reading {} through Spark's provider: {}", provider.stateStoreId(), e.toString());
       return null;
+    }
+  }
+
+  /** True when this Spark can stream a version's entries ({@link #entries}). */
+  public static boolean streams() {
+    return HdfsFileReader.available();
+  }
+
+  /**
+   * Every entry of version {@code version} of the HDFS-backed store partition {@code provider}
+   * opens, as Spark's provider would load it, without its map: the changes of the deltas after
+   * the version's newest snapshot are kept (key to value, or removed), then the snapshot is
+   * streamed record by record, skipping the changed keys, then the changes are. Memory grows
+   * with what changed since the snapshot, not with the partition. Without a snapshot the first
+   * delta is the base, once a first read of it (8 bytes per key) proves it puts each key once.
+   * Null when it cannot be read so (not HDFS-backed, Spark 3.5, a delta missing, a first delta
+   * that removes or repeats a key, a file that fails to open): the caller loads the partition
+   * through Spark's provider. {@code onClose} runs when the entries are closed (or now, when
+   * null is returned, by the caller).
+   *
+   * <pre>{@code
+   * try (HdfsFiles.Entries e = HdfsFiles.entries(provider, 7, keys, values, conf, hadoop, null)) {
+   *   while (e.next()) use(e.key(), e.value());
+   * }
+   * }</pre>
+   */
+  public static Entries entries(
+      StateStoreProvider provider,
+      long version,
+      StructType keySchema,
+      StructType valueSchema,
+      StateStoreConf conf,
+      Configuration hadoop,
+      Runnable onClose) {
+    if (!streams()
+        || !(SparkState.provider(provider) instanceof HDFSBackedStateStoreProvider spark)) {
+      return null;
+    }
+    if (version == 0) return new Entries(null, Map.of(), onClose);
+    NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> base = null;
+    try {
+      Partition part =
+          Partition.of(spark, provider.stateStoreId(), keySchema, valueSchema, conf, hadoop);
+      Files files = part.files(version);
+      if (files == null) return null;
+      long first = files.versions(version)[0];
+      if (!files.hasSnapshot() && !putsEachKeyOnce(part.open(first, "delta"))) return null;
+      Map<UnsafeRow, UnsafeRow> changes = new HashMap<>();
+      for (long v = first + 1; v <= version; v++) {
+        NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> delta =
+            part.open(v, "delta");
+        if (delta == null) return null;
+        try {
+          while (delta.hasNext()) {
+            Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> r = delta.next();
+            changes.put(r._2().copy(), r._3() == null ? null : r._3().copy());
+          }
+        } finally {
+          delta.close();
+        }
+      }
+      base = part.open(first, files.suffix(first));
+      return base == null ? null : new Entries(base, changes, onClose);
+    } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
+      if (base != null) base.close();
+      LOG.info("reading {} through Spark's provider: {}", provider.stateStoreId(), e.toString());
+      return null;
+    }
+  }
+
+  /**
+   * True when {@code records} (a version's first delta, then closed) hold puts only, each of
+   * another key: distinct 64-bit hashes of the keys prove it ({@link KeyHashes}).
+   */
+  private static boolean putsEachKeyOnce(
+      NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records) {
+    if (records == null) return false;
+    try (KeyHashes hashes = new KeyHashes()) {
+      while (records.hasNext()) {
+        Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> r = records.next();
+        if (r._3() == null) return false;
+        hashes.add(r._2());
+      }
+      return hashes.repeated().isEmpty();
+    } finally {
+      records.close();
+    }
+  }
+
+  /**
+   * A version's entries, one at a time ({@link #entries}): the base file's records whose key
+   * did not change after it, then the changed keys' values.
+   */
+  public static final class Entries implements AutoCloseable {
+    private final NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> base;
+    private final Map<UnsafeRow, UnsafeRow> changes;
+    private final Runnable onClose;
+    private Iterator<Map.Entry<UnsafeRow, UnsafeRow>> changed;
+    private UnsafeRow key;
+    private UnsafeRow value;
+    private boolean closed;
+
+    Entries(
+        NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> base,
+        Map<UnsafeRow, UnsafeRow> changes,
+        Runnable onClose) {
+      this.base = base;
+      this.changes = changes;
+      this.onClose = onClose;
+    }
+
+    /** Moves to the next entry; false after the last. */
+    public boolean next() {
+      while (base != null && base.hasNext()) {
+        Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> r = base.next();
+        if (r._3() == null) throw new IllegalStateException("a removal in a snapshot");
+        if (changes.containsKey(r._2())) continue;
+        key = r._2();
+        value = r._3();
+        return true;
+      }
+      if (changed == null) changed = changes.entrySet().iterator();
+      while (changed.hasNext()) {
+        Map.Entry<UnsafeRow, UnsafeRow> e = changed.next();
+        if (e.getValue() == null) continue;
+        key = e.getKey();
+        value = e.getValue();
+        return true;
+      }
+      return false;
+    }
+
+    /** The current entry's key, as Spark encodes it (valid until {@link #next}). */
+    public UnsafeRow key() {
+      return key;
+    }
+
+    /** The current entry's value. */
+    public UnsafeRow value() {
+      return value;
+    }
+
+    @Override
+    public void close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (base != null) base.close();
+      } finally {
+        if (onClose != null) onClose.run();
+      }
     }
   }
 
@@ -118,8 +270,7 @@ public final class HdfsFiles {
     try {
       CheckpointFileManager fm = CheckpointFileManager$.MODULE$.create(folder, hadoop);
       NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records =
-          HdfsFileReader.open(
-              id, fm, folder, version, suffix, codec(conf), keySchema, valueSchema, conf);
+          new Partition(id, fm, keySchema, valueSchema, conf).open(version, suffix);
       if (records == null) return -1;
       long n = 0;
       try {
@@ -141,6 +292,49 @@ public final class HdfsFiles {
   private static CompressionCodec codec(StateStoreConf conf) {
     SparkConf spark = SparkEnv.get() != null ? SparkEnv.get().conf() : new SparkConf();
     return CompressionCodec$.MODULE$.createCodec(spark, conf.compressionCodec());
+  }
+
+  /** A store partition's folder, read through Spark's reader with its schemas and codec. */
+  private record Partition(
+      StateStoreId id,
+      CheckpointFileManager fm,
+      StructType keySchema,
+      StructType valueSchema,
+      StateStoreConf conf) {
+
+    /** The partition {@code id} of {@code provider}, read through the provider's file manager. */
+    static Partition of(
+        HDFSBackedStateStoreProvider provider,
+        StateStoreId id,
+        StructType keySchema,
+        StructType valueSchema,
+        StateStoreConf conf,
+        Configuration hadoop) {
+      Path folder = id.storeCheckpointLocation();
+      return new Partition(
+          id, HdfsFileManagers.of(provider, folder, hadoop), keySchema, valueSchema, conf);
+    }
+
+    /** The files that make {@code version} (see {@link Files#of}), or null. */
+    Files files(long version) {
+      Path folder = id.storeCheckpointLocation();
+      return version > 0 ? Files.of(fm.list(folder), version) : Files.NO_SNAPSHOT;
+    }
+
+    /** The records of {@code <version>.<suffix>}; null when this Spark has no such reader. */
+    NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> open(
+        long version, String suffix) {
+      return HdfsFileReader.open(
+          id,
+          fm,
+          id.storeCheckpointLocation(),
+          version,
+          suffix,
+          codec(conf),
+          keySchema,
+          valueSchema,
+          conf);
+    }
   }
 
   /** The wanted keys, and the values found so far. */

@@ -25,8 +25,11 @@ public final class StateScanBuilder
   private final String name;
   private final FlatScan.ReadFailure failure;
 
-  /** Where the table comes from; null when its reads are always scans. */
+  /** Where the table comes from, or null. */
   private final TableOrigin origin;
+
+  /** True when a filter that pins the key columns makes the read a key lookup. */
+  private final boolean lookups;
 
   private KeyPredicates.Pinned pinned;
 
@@ -35,9 +38,10 @@ public final class StateScanBuilder
 
   /**
    * A scan builder over {@code source} (built only when the table is scanned) for a table from
-   * {@code origin}; null {@code origin}: every read scans (a row-level command's read, which
-   * must see every row). With {@code overlay} (not null) every read scans and returns the rows
-   * with its changes over them.
+   * {@code origin} (null: unknown, every read goes through {@code source}); without
+   * {@code lookups} every read scans (a row-level command's read, which must see every row).
+   * With {@code overlay} (not null) every read scans and returns the rows with its changes over
+   * them.
    */
   public StateScanBuilder(
       Supplier<ScanBuilder> source,
@@ -45,18 +49,20 @@ public final class StateScanBuilder
       String name,
       FlatScan.ReadFailure failure,
       TableOrigin origin,
+      boolean lookups,
       RowOverlay overlay) {
     this.source = source;
     this.flat = flat;
     this.name = name;
     this.failure = failure;
-    this.origin = overlay == null ? origin : null;
+    this.origin = origin;
+    this.lookups = lookups && origin != null && overlay == null;
     this.overlay = overlay;
   }
 
   @Override
   public Predicate[] pushPredicates(Predicate[] predicates) {
-    List<String> keyColumns = origin == null ? null : flat.keyColumns();
+    List<String> keyColumns = lookups ? flat.keyColumns() : null;
     if (keyColumns != null) pinned = KeyPredicates.pin(predicates, keyColumns, flat.schema());
     return predicates;
   }
@@ -74,10 +80,11 @@ public final class StateScanBuilder
   @Override
   public Scan build() {
     if (pinned != null) {
-      KeyLookupScan.Target target =
-          KeyLookupScan.Target.of(SparkSession.active(), origin, flat.source());
+      StoreTarget target = StoreTarget.forLookups(SparkSession.active(), origin, flat.source());
       if (target != null) return new KeyLookupScan(target, flat, name, failure, pinned.keys());
     }
-    return new FlatScan(source.get().build(), flat, name, failure, overlay);
+    StoreTarget streamed =
+        origin == null ? null : StoreTarget.forScan(SparkSession.active(), origin, flat.source());
+    return new FlatScan(source.get().build(), flat, name, failure, overlay, streamed);
   }
 }

@@ -1,15 +1,11 @@
 package dev.sparksavepoint.store;
 
-import dev.sparksavepoint.adapters.SparkState;
-import java.lang.reflect.Constructor;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
-import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreMap;
-import org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider;
 import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
 
@@ -23,8 +19,6 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
  * touch commits an empty delta, with nothing read. Such a store cannot be iterated.
  */
 public final class HdfsPartialMap extends PartHdfsMap {
-  private static final Constructor<?> STORE = storeConstructor();
-
   /** The keys whose entries this map knows (found, absent, put or removed). */
   private final Set<UnsafeRow> known;
 
@@ -45,37 +39,7 @@ public final class HdfsPartialMap extends PartHdfsMap {
       long version,
       Collection<UnsafeRow> keys,
       Map<UnsafeRow, UnsafeRow> found) {
-    Object spark = SparkState.provider(provider);
-    if (STORE == null || !(spark instanceof HDFSBackedStateStoreProvider)) return null;
-    Object[] args = new Object[STORE.getParameterCount()];
-    args[0] = spark;
-    args[1] = version;
-    args[2] = new HdfsPartialMap(keys, found);
-    for (int i = 3; i < args.length; i++) args[i] = false; // shouldForceSnapshot
-    try {
-      return (StateStore) STORE.newInstance(args);
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      return null;
-    }
-  }
-
-  /** {@code HDFSBackedStateStore(provider, version, map[, shouldForceSnapshot])}, or null. */
-  private static Constructor<?> storeConstructor() {
-    for (Constructor<?> c :
-        HDFSBackedStateStoreProvider.HDFSBackedStateStore.class.getDeclaredConstructors()) {
-      Class<?>[] types = c.getParameterTypes();
-      boolean fits =
-          types.length >= 3
-              && types[0] == HDFSBackedStateStoreProvider.class
-              && types[1] == long.class
-              && types[2] == HDFSBackedStateStoreMap.class;
-      for (int i = 3; fits && i < types.length; i++) fits = types[i] == boolean.class;
-      if (fits) {
-        c.setAccessible(true);
-        return c;
-      }
-    }
-    return null;
+    return storeOver(provider, version, new HdfsPartialMap(keys, found));
   }
 
   private UnsafeRow known(UnsafeRow key) {

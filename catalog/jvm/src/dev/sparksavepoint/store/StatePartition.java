@@ -53,6 +53,9 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
   private long upserted;
   private long removed;
 
+  /** What is closed with the partition besides its provider (a walk's stored entries), or null. */
+  private HdfsFiles.Entries closeWith;
+
   private StatePartition(
       StoreSpec spec,
       int partition,
@@ -158,6 +161,54 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
               ? loaded(batch, spec, partition, provider)
               : writing(spec, partition, provider, store);
         });
+  }
+
+  /**
+   * An HDFS-backed partition opened for a replace that walks its stored entries: the partition
+   * writes version N+1 over a map that knows only the entry the walk is at ({@link HdfsWalkMap}),
+   * and {@code stored} streams version N's entries from the partition's files
+   * ({@link HdfsFiles#entries}). Closing the partition closes {@code stored} too.
+   */
+  public record Walked(StatePartition partition, HdfsWalkMap map, HdfsFiles.Entries stored) {}
+
+  /**
+   * Version N+1 of {@code spec}'s partition {@code partition} for a replace that walks its
+   * stored entries ({@link Walked}); null when it is not HDFS-backed or its files cannot be
+   * streamed (the caller {@link #open}s it).
+   */
+  public static Walked openWalked(StoreBatch batch, StoreSpec spec, int partition) {
+    if (batch.uniqueId(spec, partition) != null) return null;
+    long version = CheckpointLog.stateVersion(batch.batchId());
+    Walked[] walked = {null};
+    StatePartition opened =
+        opened(
+            batch,
+            spec,
+            partition,
+            provider -> {
+              HdfsFiles.Entries stored =
+                  HdfsFiles.entries(
+                      provider,
+                      version,
+                      spec.keySchema(),
+                      spec.valueSchema(),
+                      batch.storeConf(),
+                      batch.hadoopConf(),
+                      null);
+              StateStore store = null;
+              HdfsWalkMap map = new HdfsWalkMap();
+              if (stored != null) store = PartHdfsMap.storeOver(provider, version, map);
+              if (store == null) {
+                if (stored != null) stored.close();
+                provider.close();
+                return null;
+              }
+              StatePartition p = writing(spec, partition, provider, store);
+              p.closeWith = stored;
+              walked[0] = new Walked(p, map, stored);
+              return p;
+            });
+    return opened == null ? null : walked[0];
   }
 
   /**
@@ -389,6 +440,10 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
 
   @Override
   public void close() {
-    provider.close();
+    try {
+      if (closeWith != null) closeWith.close();
+    } finally {
+      provider.close();
+    }
   }
 }

@@ -1,8 +1,8 @@
 package dev.sparksavepoint.write;
 
+import dev.sparksavepoint.checkpoint.KeyHashes;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.errors.Errors;
-import dev.sparksavepoint.image.ImageKeyHashes;
 import dev.sparksavepoint.store.StatePartition;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,9 @@ import org.apache.spark.sql.types.StructType;
  * of the partition: nothing is read, nothing compared, nothing removed (an HDFS-backed image
  * keeps none of its entries on the heap either, {@link dev.sparksavepoint.store.HdfsImageMap}).
  * An upsert into an HDFS-backed store holds its rows until the partition ends and then reads
- * only their keys' entries ({@link StatePartition#openFor}), not the whole partition.
+ * only their keys' entries ({@link StatePartition#openFor}), not the whole partition; a replace
+ * of one walks the partition's stored entries, streamed from its files and sorted, beside its
+ * rows ({@link UngivenKeys#walked}).
  */
 final class PartitionWriter implements DataWriter<InternalRow> {
   private final WritePlan plan;
@@ -57,7 +59,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
    * {@link dev.sparksavepoint.store.HdfsImageMap}), which cannot look keys up: the hashes of the
    * keys put, checked when the partition ends.
    */
-  private final ImageKeyHashes imageHashes;
+  private final KeyHashes imageHashes;
 
   /** The keys a full image got so far (each once). */
   private long imageRows;
@@ -91,13 +93,19 @@ final class PartitionWriter implements DataWriter<InternalRow> {
     this.replace = replace;
     this.encoder = encoder.bind();
     this.edits = plan.images() == null ? StateEdits.of(plan) : null;
-    this.held = holdsRows(plan, replace, edits) ? new ArrayList<>() : null;
+    this.held = hdfsKeyValues(plan, edits) && !replace ? new ArrayList<>() : null;
+    StatePartition.Walked walked =
+        hdfsKeyValues(plan, edits) && replace
+            ? StatePartition.openWalked(plan, plan.edited(), partition)
+            : null;
     this.store =
         plan.images() != null
             ? plan.images().open(plan, plan.edited(), partition)
-            : held != null ? null : open(plan, plan.edited(), partition, plan.editedFamily());
+            : walked != null
+                ? walked.partition()
+                : held != null ? null : open(plan, plan.edited(), partition, plan.editedFamily());
     boolean streamed = plan.images() != null && store.streamImage();
-    this.imageHashes = streamed ? new ImageKeyHashes() : null;
+    this.imageHashes = streamed ? new KeyHashes() : null;
     this.imageKeys =
         plan.images() == null || streamed ? null : new long[IMAGE_KEY_BITS / Long.SIZE];
     StatePartition second = null;
@@ -106,7 +114,12 @@ final class PartitionWriter implements DataWriter<InternalRow> {
         second = open(plan, plan.joinCounts(), partition, COUNTED_NOWHERE);
         edits.attach(second);
       }
-      this.ungiven = replace && edits != null ? edits.ungiven(store, plan) : null;
+      String family = plan.editedFamily();
+      this.ungiven =
+          walked != null
+              ? UngivenKeys.walked(
+                  walked, plan.edited().keySchema(family), plan.edited().valueSchema(family))
+              : replace && edits != null ? edits.ungiven(store, plan) : null;
     } catch (RuntimeException e) {
       for (StatePartition opened : new StatePartition[] {second, store}) {
         if (opened == null) continue;
@@ -129,12 +142,12 @@ final class PartitionWriter implements DataWriter<InternalRow> {
   private static final String COUNTED_NOWHERE = "";
 
   /**
-   * True for an upsert of one entry per key into an HDFS-backed store (not a dry run or a
-   * transaction's statement): its rows are {@link #held}.
+   * True for a write of one entry per key into an HDFS-backed store (not a dry run or a
+   * transaction's statement): an upsert's rows are {@link #held}, a replace walks the stored
+   * entries ({@link StatePartition#openWalked}); neither loads the partition into a map.
    */
-  private static boolean holdsRows(WritePlan plan, boolean replace, StateEdits edits) {
-    return !replace
-        && !plan.readOnly()
+  private static boolean hdfsKeyValues(WritePlan plan, StateEdits edits) {
+    return !plan.readOnly()
         && plan.joinCounts() == null
         && edits instanceof StateEdits.KeyValues
         && HDFSBackedStateStoreProvider.class.getName().equals(plan.storeConf().providerClass());
@@ -252,7 +265,7 @@ final class PartitionWriter implements DataWriter<InternalRow> {
           family,
           key -> {
             keys[0]++;
-            if (ImageKeyHashes.of(key) == hash) suspect[0] = key.copy();
+            if (KeyHashes.of(key) == hash) suspect[0] = key.copy();
           });
     }
     if (keys[0] < imageRows) {

@@ -3,6 +3,7 @@ package dev.sparksavepoint.image;
 import static dev.sparksavepoint.testing.Assert.assertEquals;
 import static dev.sparksavepoint.testing.Assert.assertTrue;
 
+import dev.sparksavepoint.checkpoint.KeyHashes;
 import dev.sparksavepoint.checkpoint.StoreFiles;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
@@ -85,24 +86,24 @@ public class HdfsImageMapTest {
 
   @Test
   public void keyHashesFindAKeyGivenTwice() {
-    ImageKeyHashes distinct = new ImageKeyHashes();
+    KeyHashes distinct = new KeyHashes();
     for (long n = 0; n < 10_000; n++) distinct.add(row(n));
     assertTrue(distinct.repeated().isEmpty(), "10,000 distinct keys");
-    ImageKeyHashes twice = new ImageKeyHashes();
+    KeyHashes twice = new KeyHashes();
     for (long n : new long[] {1, 2, 3, 2}) twice.add(row(n));
-    assertEquals(ImageKeyHashes.of(row(2)), twice.repeated().getAsLong(), "key 2 repeats");
+    assertEquals(KeyHashes.of(row(2)), twice.repeated().getAsLong(), "key 2 repeats");
   }
 
   @Test
   public void keyHashesSpillRunsAndFindARepeatAcrossThem() {
-    try (ImageKeyHashes distinct = new ImageKeyHashes(1000)) {
+    try (KeyHashes distinct = new KeyHashes(1000)) {
       for (long n = 0; n < 10_500; n++) distinct.add(row(n));
       assertTrue(distinct.repeated().isEmpty(), "10,500 distinct keys in 11 runs");
     }
-    try (ImageKeyHashes twice = new ImageKeyHashes(1000)) {
+    try (KeyHashes twice = new KeyHashes(1000)) {
       for (long n = 0; n < 5_000; n++) twice.add(row(n));
       twice.add(row(17)); // in the sixth run, its first in the first
-      assertEquals(ImageKeyHashes.of(row(17)), twice.repeated().getAsLong(), "17 repeats");
+      assertEquals(KeyHashes.of(row(17)), twice.repeated().getAsLong(), "17 repeats");
     }
   }
 }

@@ -28,9 +28,10 @@ import org.apache.spark.sql.types.StructType;
 import scala.Option;
 
 /**
- * Key reads from an HDFS-backed partition's files, and the store that writes its next version
- * knowing only those keys, against Spark's own provider: versions of a partition with puts,
- * updates and removals, a snapshot written by Spark's maintenance between them.
+ * Key reads and streamed full reads of an HDFS-backed partition's files, and the stores that
+ * write its next version knowing only some keys or only the entry a walk is at, against Spark's
+ * own provider: versions of a partition with puts, updates and removals, a snapshot written by
+ * Spark's maintenance between them.
  */
 public class HdfsPartialMapTest {
   private static final StructType SCHEMA = new StructType().add("n", DataTypes.LongType);
@@ -174,27 +175,109 @@ public class HdfsPartialMapTest {
     } finally {
       provider.close();
     }
+    for (long version : new long[] {5, 6}) {
+      assertEquals(edited(), sparkEntries(location, version), "version " + version);
+    }
+  }
+
+  /** Version 4 with key 1 removed, 300 put and 5 changed, as both edits below write it. */
+  private static Map<Long, Long> edited() {
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long n = 2; n <= 100; n++) if (n != 9) expected.put(n, n * 10);
+    expected.put(5L, 555L);
+    expected.put(7L, 77L);
+    expected.put(200L, 2000L);
+    expected.put(300L, 3000L);
+    return expected;
+  }
+
+  /** Every entry of {@code version}, as Spark's provider loads it. */
+  private static Map<Long, Long> sparkEntries(String location, long version) {
     StateStoreProvider reader = open(location);
     try {
-      for (long version : new long[] {5, 6}) {
-        ReadStateStore image = reader.getReadStore(version, Option.empty());
-        Map<Long, Long> entries = new TreeMap<>();
-        StateStoreIterator<UnsafeRowPair> it = image.iterator(CF);
-        while (it.hasNext()) {
-          UnsafeRowPair pair = it.next();
-          entries.put(pair.key().getLong(0), pair.value().getLong(0));
-        }
-        image.abort();
-        Map<Long, Long> expected = new TreeMap<>();
-        for (long n = 2; n <= 100; n++) if (n != 9) expected.put(n, n * 10);
-        expected.put(5L, 555L);
-        expected.put(7L, 77L);
-        expected.put(200L, 2000L);
-        expected.put(300L, 3000L);
-        assertEquals(expected, entries, "version " + version + " as Spark loads it");
+      ReadStateStore image = reader.getReadStore(version, Option.empty());
+      Map<Long, Long> entries = new TreeMap<>();
+      StateStoreIterator<UnsafeRowPair> it = image.iterator(CF);
+      while (it.hasNext()) {
+        UnsafeRowPair pair = it.next();
+        entries.put(pair.key().getLong(0), pair.value().getLong(0));
       }
+      image.abort();
+      return entries;
     } finally {
       reader.close();
     }
+  }
+
+  /** Every entry of {@code version} streamed from the files, or null when left to Spark. */
+  private static Map<Long, Long> streamed(String location, long version) {
+    StateStoreProvider provider = open(location);
+    try (HdfsFiles.Entries e =
+        HdfsFiles.entries(provider, version, SCHEMA, SCHEMA, conf(), new Configuration(), null)) {
+      if (e == null) return null;
+      Map<Long, Long> entries = new TreeMap<>();
+      while (e.next()) {
+        Long before = entries.put(e.key().getLong(0), e.value().getLong(0));
+        assertTrue(before == null, "key " + e.key().getLong(0) + " streamed once");
+      }
+      return entries;
+    } finally {
+      provider.close();
+    }
+  }
+
+  @Test
+  public void everyEntryStreamedIsWhatSparkLoads() throws Exception {
+    String location = partition();
+    for (long version = 0; version <= 4; version++) {
+      assertEquals(sparkEntries(location, version), streamed(location, version), "v" + version);
+    }
+  }
+
+  @Test
+  public void aFirstDeltaThatRepeatsOrRemovesAKeyIsLeftToSpark() throws Exception {
+    for (boolean removes : new boolean[] {false, true}) {
+      String location = TempFolders.create("hdfs-first-delta").toUri().toString();
+      StateStoreProvider spark = open(location);
+      try {
+        StateStore v1 = spark.getStore(0, Option.empty(), false, false);
+        v1.put(row(1), row(10), CF);
+        v1.put(row(2), row(20), CF);
+        if (removes) v1.remove(row(2), CF);
+        else v1.put(row(1), row(11), CF);
+        v1.commit();
+      } finally {
+        spark.close();
+      }
+      assertEquals(null, streamed(location, 1), "left to Spark, removes: " + removes);
+      Map<Long, Long> expected = removes ? Map.of(1L, 10L) : Map.of(1L, 11L, 2L, 20L);
+      assertEquals(new TreeMap<>(expected), sparkEntries(location, 1), "Spark's answer");
+    }
+  }
+
+  @Test
+  public void aWalkedStoreWritesWhatTheWalkChangedAndHoldsNothing() throws Exception {
+    String location = partition();
+    StateStoreProvider provider = open(location);
+    try {
+      HdfsWalkMap map = new HdfsWalkMap();
+      map.stored(100);
+      StateStore store = PartHdfsMap.storeOver(provider, 4, map);
+      assertTrue(store != null, "Spark's store is built over the walk's map");
+      map.at(row(1), row(10));
+      store.remove(row(1), CF);
+      map.at(row(5), row(55));
+      assertEquals(55L, store.get(row(5), CF).getLong(0), "the entry the walk is at");
+      assertThrows(IllegalStateException.class, () -> store.get(row(2), CF));
+      store.put(row(5), row(555), CF);
+      map.at(row(300), null);
+      assertTrue(store.get(row(300), CF) == null, "a key the walk is at without an entry");
+      store.put(row(300), row(3000), CF);
+      assertEquals(100, map.size(), "one removed, one added");
+      store.commit();
+    } finally {
+      provider.close();
+    }
+    assertEquals(edited(), sparkEntries(location, 5), "version 5 as Spark loads it");
   }
 }

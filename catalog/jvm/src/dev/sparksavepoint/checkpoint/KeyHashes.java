@@ -1,4 +1,4 @@
-package dev.sparksavepoint.image;
+package dev.sparksavepoint.checkpoint;
 
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -20,9 +20,10 @@ import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
 import org.apache.spark.sql.catalyst.expressions.XXH64;
 
 /**
- * How a full image written into a store that keeps no entries
- * ({@link dev.sparksavepoint.store.HdfsImageMap}) finds a key given twice: it keeps each key's
- * 64-bit hash and, when the partition is written, looks for a hash that repeats. Distinct hashes
+ * Whether a stream of keys repeats one, without keeping the keys: each key's 64-bit hash is
+ * kept and, at the end, a hash that repeats is looked for. A full image written into a store that
+ * keeps no entries finds a key given twice so ({@code store.HdfsImageMap}), a read that streams
+ * a first delta as a partition's base proves it puts each key once ({@code read.HdfsFiles}). Distinct hashes
  * prove distinct keys; a repeated hash names a suspect, which the caller settles by reading the
  * written image back (two distinct keys share a 64-bit hash about once in 10^8 partitions of a
  * million keys). Memory is bounded: up to {@link #DEFAULT_RUN} hashes (32 MB) are kept on the heap;
@@ -30,13 +31,13 @@ import org.apache.spark.sql.catalyst.expressions.XXH64;
  * runs are merged at the end.
  *
  * <pre>{@code
- * try (ImageKeyHashes hashes = new ImageKeyHashes()) {
+ * try (KeyHashes hashes = new KeyHashes()) {
  *   hashes.add(key);                     // for every key put
  *   hashes.repeated();                   // empty: every key was given once
  * }
  * }</pre>
  */
-public final class ImageKeyHashes implements AutoCloseable {
+public final class KeyHashes implements AutoCloseable {
   /** Hashes held on the heap before a run is spilled: 4M (32 MB). */
   static final int DEFAULT_RUN = 1 << 22;
 
@@ -47,12 +48,12 @@ public final class ImageKeyHashes implements AutoCloseable {
   private int size;
   private final List<File> spilled = new ArrayList<>();
 
-  public ImageKeyHashes() {
+  public KeyHashes() {
     this(DEFAULT_RUN);
   }
 
   /** Spills every {@code runLength} hashes (tests use small runs). */
-  ImageKeyHashes(int runLength) {
+  public KeyHashes(int runLength) {
     this.runLength = runLength;
   }
 
@@ -117,7 +118,7 @@ public final class ImageKeyHashes implements AutoCloseable {
         for (int i = 0; i < size; i++) out.writeLong(hashes[i]);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("could not spill the keys' hashes of a full image", e);
+      throw new UncheckedIOException("could not spill the keys' hashes", e);
     }
     size = 0;
   }
