@@ -115,7 +115,9 @@ def test_hdfs_keys_are_read_from_the_files_spark_loads(spark, tmp_path: Path) ->
     partition's files (its newest snapshot, then the deltas after it) instead of loading every
     entry. Built here: a restore's snapshots, an upsert's deltas over them, then the query's own
     deltas, whose watermark evicts events 2 and 3 (removals). At every batch a lookup of every
-    key ever stored finds what a scan finds, and the query continued from the upsert."""
+    key ever stored finds what a scan finds, the scan (streamed from the files) what Spark's
+    reader loads, and the query continued from the upsert; a DELETE walking the stored entries
+    leaves what Spark loads."""
     built = build(spark, "dedup_watermark", "hdfs", tmp_path / "query")
     restored = tmp_path / "restored"
     restore_savepoint(spark, str(built.checkpoint), str(restored), partitions=3)
@@ -143,3 +145,17 @@ def test_hdfs_keys_are_read_from_the_files_spark_loads(spark, tmp_path: Path) ->
             assert is_lookup(lookup)
             found = [r for r in stored[batch] if (r.event_id, r.ts) == (event_id, ts)]
             assert lookup.collect() == found, (batch, event_id)
+        # the scan streams the files (snapshot, then the deltas' changes): Spark loads the same
+        assert sorted(stored[batch]) == spark_rows(spark, restored, batch), batch
+
+    # a DELETE walks the stored entries (streamed, sorted) and removes what it was not given
+    spark.sql(f"DELETE FROM {table} WHERE event_id = 4")
+    deleted = last_batch(restored)
+    assert sorted(r.event_id for r in spark.table(table).collect()) == [5, 6, 7]
+    assert spark_rows(spark, restored, deleted) == sorted(spark.table(table).collect())
+
+
+def spark_rows(spark, checkpoint: Path, batch: int) -> list:
+    """The keys of a dropDuplicates state at ``batch`` as Spark's own state reader loads them."""
+    raw = spark.read.format("statestore").option("batchId", batch).load(str(checkpoint))
+    return sorted(raw.select("key.*").collect())
