@@ -1,7 +1,7 @@
 """Savepoint take and restore vs. a plain copy, a rebuild and Spark's own repartition, 1M keys.
 
     python bench/savepoint.py [--keys 1000000] [--events-per-key 10,100] [--repeat 3]
-                              [--dir bench/out]
+                              [--dir bench/out] [--driver-memory 4g]
 
 The state: a streaming aggregation over ``--keys`` keys built from the first ``--events-per-key``
 count of input rows per key, in one micro-batch (so the live state is its latest version and
@@ -17,7 +17,8 @@ nothing older).
     FileSystem creates costs forked ``chmod``/``stat`` processes (3-7 ms each, measured), so a
     take of a one-batch checkpoint has a floor of a few hundred ms that ``copytree`` (about
     10 ms for these ~20 MB) does not pay; Hadoop's copy pays it too.
-(b) ``restore_savepoint`` with 4 -> 8 partitions vs. rebuilding the state by running the
+(b) ``restore_savepoint`` with 4 -> 8 partitions (and 4 -> 8 onto the other provider, measured
+    alone) vs. rebuilding the state by running the
     streaming query over its input again (``run_aggregation`` on a fresh folder; the input is
     written beforehand and not timed, as a replay reads input that already exists), once per
     ``--events-per-key`` count: a query's history has more events than keys, and a restore
@@ -81,7 +82,7 @@ class Provider:
         self, spark: SparkSession, name: str, root: Path, keys: int, events_per_key: list[int]
     ) -> None:
         self.spark, self.name, self.keys, self.events_per_key = spark, name, keys, events_per_key
-        self.base = build_keyed_state(spark, root, name, keys, events_per_key[0])
+        self.base = build_keyed_state(spark, root, name, keys, (events_per_key or [1])[0])
         self.inputs = {e: keyed_input(spark, root, keys, e) for e in events_per_key}
         self.scratch = root / f"savepoint-{name}-{keys}"
         self.savepoint = self.scratch / "savepoint"
@@ -90,6 +91,7 @@ class Provider:
             "hadoop_copy": [],
             "take": [],
             "restore": [],
+            "restore_other": [],
             **{rebuild(e): [] for e in events_per_key},
             "spark": [],
         }
@@ -142,6 +144,17 @@ class Provider:
         if not self.checked:
             check(self.spark, target, self.keys, PARTITIONS, "restore")
 
+    def run_restore_other(self) -> None:
+        other = next(name for name in PROVIDERS if name != self.name)
+        target = self.fresh("restored_other")
+        restore = partial(
+            restore_savepoint, self.spark, str(self.savepoint), str(target), PARTITIONS, other
+        )
+        seconds = timed(self.spark, restore)
+        self.record("restore_other", seconds, f" (4 -> {PARTITIONS} partitions, onto {other})")
+        if not self.checked:
+            check(self.spark, target, self.keys, PARTITIONS, f"restore onto {other}")
+
     def run_rebuild(self) -> None:
         for events in self.events_per_key:
             target = self.fresh("rebuild")
@@ -169,7 +182,7 @@ class Provider:
 
     def round(self) -> None:
         runs = (self.run_copy, self.run_hadoop_copy, self.run_take, self.run_restore,
-                self.run_rebuild)  # fmt: skip
+                self.run_restore_other, self.run_rebuild)  # fmt: skip
         for run in runs:
             run()
         self.run_spark()
@@ -183,9 +196,10 @@ def main() -> None:
     parser = bench_parser(__doc__)
     parser.add_argument(
         "--events-per-key",
-        type=lambda text: [int(n) for n in text.split(",")],
+        type=lambda text: [int(n) for n in text.split(",") if n],
         default=[10, 100],
-        help="input rows per key of the rebuilds, comma-separated (default: 10,100)",
+        help="input rows per key of the rebuilds, comma-separated (default: 10,100; empty: no"
+        " rebuild, e.g. at 50M keys)",
     )
     args = parser.parse_args()
 
@@ -204,11 +218,18 @@ def main() -> None:
 
     for p in providers:
         print(
-            f"{p.name:8s} best of {args.repeat}: copytree {p.best('copy'):.3f} s, Hadoop copy "
-            f"{p.best('hadoop_copy'):.3f} s, take "
-            f"{p.best('take'):.2f} s, restore {p.best('restore'):.2f} s, "
-            + ", ".join(f"rebuild x{e} {p.best(rebuild(e)):.2f} s" for e in p.events_per_key)
-            + (f", Spark repartition {p.best('spark'):.2f} s" if p.seconds["spark"] else "")
+            f"{p.name:8s} best of {args.repeat}: "
+            + ", ".join(
+                [
+                    f"copytree {p.best('copy'):.3f} s",
+                    f"Hadoop copy {p.best('hadoop_copy'):.3f} s",
+                    f"take {p.best('take'):.2f} s",
+                    f"restore {p.best('restore'):.2f} s",
+                    f"restore onto the other provider {p.best('restore_other'):.2f} s",
+                    *(f"rebuild x{e} {p.best(rebuild(e)):.2f} s" for e in p.events_per_key),
+                    *([f"Spark repartition {p.best('spark'):.2f} s"] if p.seconds["spark"] else []),
+                ]
+            )
             + f"; state/ bytes: checkpoint {p.state_bytes}, savepoint {p.savepoint_state_bytes}"
         )
     for p in providers:

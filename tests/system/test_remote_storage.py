@@ -143,10 +143,31 @@ def run(step, query: StreamingQuery) -> list[list]:
     return [[r["user"], r["cnt"], r["total"]] for r in out]
 
 
+def continues_from_the_edit(step, base: str, ckpt: str, root: Path, edit: str) -> None:
+    """The query restarted on a copy of ``ckpt`` as ``edit`` left it (a restore of its last
+    batch, on the same store) goes on from the edited state: alice's counter from her row."""
+    copy = f"{base}/after-{edit}"
+    step("restore", savepoint=ckpt, target=copy)
+    alice = [row for row in state(step, "remote.agg_0.default") if row[0] == "alice"]
+    cnt, total = alice[0][1:] if alice else (0, 0)
+    restarted = fresh_query(root / edit, copy)
+    restarted.add_input(restart_rows("agg"))
+    assert run(step, restarted) == [["alice", cnt + 2, total + 8], ["dave", 1, 8]], edit
+
+
 @pytest.mark.parametrize("store", ["hdfs", "s3", "cluster"], indirect=True)
-def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path) -> None:
+def test_read_edit_roll_back_savepoint_and_restart(request, store: Store, tmp_path: Path) -> None:
+    """Reads, every kind of edit, a savepoint restored onto 2 partitions, the doctor, and the
+    query restarted on the results. On the cluster the query also restarts after each edit (on a
+    copy of the checkpoint as the edit left it), run by executors on the workers."""
     step, base = store
     ckpt = f"{base}/checkpoint"
+    on_cluster = request.node.callspec.params["store"] == "cluster"
+
+    def edited(edit: str) -> None:
+        if on_cluster:
+            continues_from_the_edit(step, base, ckpt, tmp_path, edit)
+
     query = fresh_query(tmp_path / "query", ckpt)
     for rows in KINDS["agg"].initial:
         query.add_input(rows)
@@ -172,12 +193,15 @@ def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path)
 
     # write: an upsert (batch 2), a delete (3); roll back to batch 2 by writing its state (4)
     step("sql", text="INSERT INTO remote.agg_0.default VALUES ('alice', 100, 1000), ('zed', 5, 50)")
+    edited("insert")
     upserted = [["alice", 100, 1000], ["bob", 2, 10], ["carol", 1, 3], ["zed", 5, 50]]
     assert state(step, "remote.agg_0.default") == upserted
     step("sql", text="DELETE FROM remote.agg_0.default WHERE user = 'alice'")
+    edited("delete")
     assert state(step, "remote.agg_0.default") == upserted[1:]
     step("sql", text="INSERT OVERWRITE remote.agg_0.default "
                      "SELECT * FROM remote.agg_0.default VERSION AS OF 2")  # fmt: skip
+    edited("overwrite")
     assert state(step, "remote.agg_0.default") == upserted
     assert step("last_batch", uri=ckpt) == 4
 
@@ -192,11 +216,13 @@ def test_read_edit_roll_back_savepoint_and_restart(store: Store, tmp_path: Path)
 
     # row-level commands (5, 6), and a key lookup in the tasks
     step("sql", text="UPDATE remote.agg_0.default SET total = total + 1 WHERE user = 'zed'")
+    edited("update")
     merge = (
         "MERGE INTO remote.agg_0.default t USING (SELECT 'erin' AS user, 1L AS cnt, 2L AS total) s"
         " ON t.user = s.user WHEN NOT MATCHED THEN INSERT *"
     )
     step("sql", text=merge)
+    edited("merge")
     edited = [*upserted[:3], ["erin", 1, 2], ["zed", 5, 51]]
     assert state(step, "remote.agg_0.default") == sorted(edited)
     lookup = "SELECT user, cnt, total FROM remote.agg_0.default WHERE user = 'zed'"

@@ -61,6 +61,11 @@ record StoreTarget(
     if (!HdfsFiles.streams()) return null;
     Configuration hadoop = spark.sessionState().newHadoopConf();
     Checkpoint ckpt = Checkpoint.open(origin.checkpoint(), hadoop);
+    String provider =
+        ckpt.recordedConf(origin.batchId())
+            .getOrDefault(
+                StoreProviders.PROVIDER_CONF, HDFSBackedStateStoreProvider.class.getName());
+    if (!HDFSBackedStateStoreProvider.class.getName().equals(provider)) return null;
     StoreTarget target = at(spark, origin, source, origin.batchId(), ckpt, hadoop);
     boolean hdfs =
         target != null
