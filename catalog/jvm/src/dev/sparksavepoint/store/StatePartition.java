@@ -53,8 +53,11 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
   private long upserted;
   private long removed;
 
-  /** What is closed with the partition besides its provider (a walk's stored entries), or null. */
-  private HdfsFiles.Entries closeWith;
+  /** A walked partition's map ({@link #openWalked}), or null. */
+  private HdfsWalkMap walkMap;
+
+  /** A walked partition's stored entries, closed with it, or null. */
+  private HdfsFiles.Entries walkedEntries;
 
   private StatePartition(
       StoreSpec spec,
@@ -178,37 +181,38 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
    */
   public static Walked openWalked(StoreBatch batch, StoreSpec spec, int partition) {
     if (batch.uniqueId(spec, partition) != null) return null;
+    StatePartition walking =
+        opened(batch, spec, partition, provider -> walking(batch, spec, partition, provider));
+    return walking == null ? null : new Walked(walking, walking.walkMap, walking.walkedEntries);
+  }
+
+  /**
+   * {@code provider}'s partition writing version N+1 over an {@link HdfsWalkMap}, with version
+   * N's entries streamed; null (the provider closed) when it cannot be opened so.
+   */
+  private static StatePartition walking(
+      StoreBatch batch, StoreSpec spec, int partition, StateStoreProvider provider) {
     long version = CheckpointLog.stateVersion(batch.batchId());
-    Walked[] walked = {null};
-    StatePartition opened =
-        opened(
-            batch,
-            spec,
-            partition,
-            provider -> {
-              HdfsFiles.Entries stored =
-                  HdfsFiles.entries(
-                      provider,
-                      version,
-                      spec.keySchema(),
-                      spec.valueSchema(),
-                      batch.storeConf(),
-                      batch.hadoopConf(),
-                      null);
-              StateStore store = null;
-              HdfsWalkMap map = new HdfsWalkMap();
-              if (stored != null) store = PartHdfsMap.storeOver(provider, version, map);
-              if (store == null) {
-                if (stored != null) stored.close();
-                provider.close();
-                return null;
-              }
-              StatePartition p = writing(spec, partition, provider, store);
-              p.closeWith = stored;
-              walked[0] = new Walked(p, map, stored);
-              return p;
-            });
-    return opened == null ? null : walked[0];
+    HdfsFiles.Entries stored =
+        HdfsFiles.entries(
+            provider,
+            version,
+            spec.keySchema(),
+            spec.valueSchema(),
+            batch.storeConf(),
+            batch.hadoopConf(),
+            null);
+    HdfsWalkMap map = new HdfsWalkMap();
+    StateStore store = stored == null ? null : PartHdfsMap.storeOver(provider, version, map);
+    if (store == null) {
+      if (stored != null) stored.close();
+      provider.close();
+      return null;
+    }
+    StatePartition walking = writing(spec, partition, provider, store);
+    walking.walkMap = map;
+    walking.walkedEntries = stored;
+    return walking;
   }
 
   /**
@@ -441,7 +445,7 @@ public final class StatePartition implements AutoCloseable, StagedEdits.Target {
   @Override
   public void close() {
     try {
-      if (closeWith != null) closeWith.close();
+      if (walkedEntries != null) walkedEntries.close();
     } finally {
       provider.close();
     }
