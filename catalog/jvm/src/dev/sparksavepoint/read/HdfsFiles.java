@@ -11,6 +11,7 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
@@ -89,10 +90,7 @@ public final class HdfsFiles {
       if (keys.isEmpty()) return new HashMap<>();
       Reading reading = new Reading(new HashSet<>(keys));
       for (long v : files.versions(version)) {
-        NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records =
-            part.open(v, files.suffix(v));
-        if (records == null) return null;
-        reading.all(records);
+        if (!reading.all(part.open(v, files.suffix(v)))) return null;
       }
       return reading.found;
     } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
@@ -143,21 +141,18 @@ public final class HdfsFiles {
           Partition.of(spark, provider.stateStoreId(), keySchema, valueSchema, conf, hadoop);
       Files files = part.files(version);
       if (files == null) return null;
-      long first = files.versions(version)[0];
+      long first = files.first();
       if (!files.hasSnapshot() && !putsEachKeyOnce(part.open(first, "delta"))) return null;
       Map<UnsafeRow, UnsafeRow> changes = new HashMap<>();
       for (long v = first + 1; v <= version; v++) {
-        NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> delta =
-            part.open(v, "delta");
-        if (delta == null) return null;
-        try {
-          while (delta.hasNext()) {
-            Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> r = delta.next();
-            changes.put(r._2().copy(), r._3() == null ? null : r._3().copy());
-          }
-        } finally {
-          delta.close();
-        }
+        boolean read =
+            eachRecord(
+                part.open(v, "delta"),
+                r -> {
+                  changes.put(r._2().copy(), r._3() == null ? null : r._3().copy());
+                  return true;
+                });
+        if (!read) return null;
       }
       base = part.open(first, files.suffix(first));
       return base == null ? null : new Entries(base, changes, onClose);
@@ -174,16 +169,16 @@ public final class HdfsFiles {
    */
   private static boolean putsEachKeyOnce(
       NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records) {
-    if (records == null) return false;
     try (KeyHashes hashes = new KeyHashes()) {
-      while (records.hasNext()) {
-        Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> r = records.next();
-        if (r._3() == null) return false;
-        hashes.add(r._2());
-      }
-      return hashes.repeated().isEmpty();
-    } finally {
-      records.close();
+      boolean puts =
+          eachRecord(
+              records,
+              r -> {
+                if (r._3() == null) return false;
+                hashes.add(r._2());
+                return true;
+              });
+      return puts && hashes.repeated().isEmpty();
     }
   }
 
@@ -271,17 +266,16 @@ public final class HdfsFiles {
       CheckpointFileManager fm = CheckpointFileManager$.MODULE$.create(folder, hadoop);
       NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records =
           new Partition(id, fm, keySchema, valueSchema, conf).open(version, suffix);
-      if (records == null) return -1;
-      long n = 0;
-      try {
-        while (records.hasNext()) {
-          if (records.next()._3() == null) return -1;
-          n++;
-        }
-      } finally {
-        records.close();
-      }
-      return n;
+      long[] n = {0};
+      boolean puts =
+          eachRecord(
+              records,
+              r -> {
+                if (r._3() == null) return false;
+                n[0]++;
+                return true;
+              });
+      return puts ? n[0] : -1;
     } catch (Exception e) { // Spark's reader throws IOExceptions undeclared
       LOG.info("counting {} through Spark's provider: {}", folder, e.toString());
       return -1;
@@ -346,19 +340,36 @@ public final class HdfsFiles {
       this.wanted = wanted;
     }
 
-    /** Applies every record of {@code records}, then closes it. */
-    void all(NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records) {
-      try {
-        while (records.hasNext()) {
-          Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object> record = records.next();
-          UnsafeRow key = record._2();
-          if (!wanted.contains(key)) continue;
-          if (record._3() == null) found.remove(key);
-          else found.put(key.copy(), record._3().copy());
-        }
-      } finally {
-        records.close();
+    /** Applies every record of {@code records} (closed after); false when it is null. */
+    boolean all(NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records) {
+      return eachRecord(
+          records,
+          record -> {
+            UnsafeRow key = record._2();
+            if (!wanted.contains(key)) return true;
+            if (record._3() == null) found.remove(key);
+            else found.put(key.copy(), record._3().copy());
+            return true;
+          });
+    }
+  }
+
+  /**
+   * Hands each record (kind, key, value or null for a removal, version) of {@code records} to
+   * {@code record} until it answers false, then closes them; true when every record was handed
+   * on, false when {@code records} is null (this Spark has no reader) or a record stopped it.
+   */
+  private static boolean eachRecord(
+      NextIterator<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> records,
+      Predicate<Tuple4<Enumeration.Value, UnsafeRow, UnsafeRow, Object>> record) {
+    if (records == null) return false;
+    try {
+      while (records.hasNext()) {
+        if (!record.test(records.next())) return false;
       }
+      return true;
+    } finally {
+      records.close();
     }
   }
 
@@ -389,10 +400,15 @@ public final class HdfsFiles {
 
     /** The versions whose files are read, in order, up to {@code version}. */
     long[] versions(long version) {
-      long first = hasSnapshot ? snapshot : 1;
+      long first = first();
       long[] out = new long[(int) (version - first + 1)];
       for (int i = 0; i < out.length; i++) out[i] = first + i;
       return out;
+    }
+
+    /** The version whose file is read first: the snapshot's, else 1 (the first delta). */
+    long first() {
+      return hasSnapshot ? snapshot : 1;
     }
 
     /** The suffix of the file read for version {@code v}. */
