@@ -71,10 +71,11 @@ class Checkpoint:
         batch: int | None = None,
         uids: savepoints.Uids = None,
         writable: bool = False,
+        count_rows: bool = False,
     ) -> Checkpoint:
         """A savepoint of it at ``target`` (:func:`~spark_savepoint.take_savepoint`, whose
         manifest ``target/_savepoint.json`` is); returns the savepoint."""
-        savepoints.take_savepoint(self.spark, self.path, target, batch, uids, writable)
+        savepoints.take_savepoint(self.spark, self.path, target, batch, uids, writable, count_rows)
         return Checkpoint(self.spark, target)
 
     def restore_to(

@@ -44,7 +44,7 @@ class SavepointInfo:
     operators: str
     provider: str
     partitions: int
-    rows: int
+    rows: int | None  # None: not counted (HDFS-backed, taken without count_rows)
     bytes: int
     writable: bool
 
@@ -56,6 +56,7 @@ def take_savepoint(
     batch: int | None = None,
     uids: Uids = None,
     writable: bool = False,
+    count_rows: bool = False,
 ) -> dict[str, Any]:
     """Take a savepoint of ``checkpoint`` at its last committed batch (or ``batch``) into the new
     folder ``target``; returns the manifest (also written as ``target/_savepoint.json``).
@@ -63,7 +64,9 @@ def take_savepoint(
     ``uids`` gives operators user uids (``{"0": "orders_by_user"}``), recorded in the savepoint
     and shown in the catalog alongside the generated ``agg_0``. ``writable`` lets the catalog
     edit the savepoint; by default it is immutable. Only committed files are read: the query may
-    keep running. Raises ``SavepointError`` (``TargetNotEmpty``, ``NoSuchBatch``, ...).
+    keep running. Row counts come free from RocksDB's metadata; HDFS-backed files record none, so
+    their ``rows`` are ``None`` unless ``count_rows`` reads every record to count them. Raises
+    ``SavepointError`` (``TargetNotEmpty``, ``NoSuchBatch``, ...).
     """
     if batch is not None and int(batch) < 0:
         raise BadArguments(
@@ -73,7 +76,7 @@ def take_savepoint(
     row = procedures.call(
         spark, checkpoint, "take_savepoint", target=str(target),
         batch_id=-1 if batch is None else int(batch), uids=",".join(_items(uids)),
-        writable=bool(writable),
+        writable=bool(writable), count_rows=bool(count_rows),
     )  # fmt: skip
     return json.loads(row["manifest"])
 

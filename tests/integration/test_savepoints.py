@@ -66,6 +66,32 @@ def test_take_writes_a_compact_savepoint_and_leaves_the_checkpoint_alone(
     }  # fmt: skip
 
 
+def test_hdfs_backed_rows_are_counted_only_when_asked(spark, checkpoints, tmp_path, capsys) -> None:
+    """An HDFS-backed image copied as it is (batch 0's ``1.delta``) records no row count: the take
+    copies it unread (``rows`` null, "rows not counted", ``-`` listed); ``count_rows`` reads
+    every record and counts them, and both savepoints hold the same files."""
+    from spark_savepoint.sql_ext.cli import main
+
+    ckpt = str(checkpoints[("agg", "hdfs")].checkpoint)
+    plain = take_savepoint(spark, ckpt, str(tmp_path / "sps" / "plain"), batch=0)
+    [op] = plain["operators"]
+    assert (plain["rows"], op["rows"], op["stores"][0]["rows"]) == (None, None, None)
+    counted = take_savepoint(spark, ckpt, str(tmp_path / "sps" / "counted"), batch=0,
+                             count_rows=True)  # fmt: skip
+    assert (counted["rows"], counted["operators"][0]["rows"]) == (2, 2)  # batch 0: alice, bob
+    assert [f["sha256"] for f in plain["files"]] == [f["sha256"] for f in counted["files"]]
+    assert [(i.batch_id, i.rows) for i in list_savepoints(spark, str(tmp_path / "sps"))] == [
+        (0, 2), (0, None)
+    ]  # fmt: skip
+    assert main(["savepoint", "take", ckpt, str(tmp_path / "cli"), "--batch", "0"]) == 0
+    assert "agg_0 rows not counted; rows not counted," in capsys.readouterr().out
+    assert main(["savepoint", "take", ckpt, str(tmp_path / "cli2"), "--batch", "0",
+                 "--count-rows"]) == 0  # fmt: skip
+    assert "agg_0 2 rows; 2 rows," in capsys.readouterr().out
+    assert main(["savepoint", "list", str(tmp_path / "sps" / "plain")]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[-3:-2] == ["-"]
+
+
 def test_savepoint_reads_like_the_checkpoint_and_is_read_only(
     spark, checkpoints, tmp_path: Path
 ) -> None:

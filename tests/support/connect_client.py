@@ -72,7 +72,7 @@ def python_api(spark: SparkSession, args: dict[str, str]) -> dict[str, Any]:
     out["savepoint_metadata"] = rows(spark.sql(functions, args=path))
     state = "SELECT user, cnt FROM savepoint_state(:path, 'agg_0', 'default', 1) ORDER BY user"
     out["savepoint_state"] = rows(spark.sql(state, args=path))
-    manifest = sp.take_savepoint(spark, args["agg"], f"{args['savepoints']}/sp1")
+    manifest = sp.take_savepoint(spark, args["agg"], f"{args['savepoints']}/sp1", count_rows=True)
     out["taken"] = [manifest["batch_id"], manifest["operators"][0]["rows"]]
     out["listed"] = [[i.batch_id, i.rows] for i in sp.list_savepoints(spark, args["savepoints"])]
     listed = spark.sql("SELECT batch_id FROM savepoint_list(:folder)",

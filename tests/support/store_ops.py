@@ -56,8 +56,9 @@ def attach_step(spark: SparkSession, path: str, catalog: str, writable: bool = F
 
 
 def take(spark: SparkSession, checkpoint: str, target: str) -> dict[str, Any]:
-    """The manifest of a savepoint of ``checkpoint`` taken into ``target``."""
-    return take_savepoint(spark, checkpoint, target)
+    """The manifest of a savepoint of ``checkpoint`` taken into ``target`` (rows counted, also
+    those of HDFS-backed files copied as they are)."""
+    return take_savepoint(spark, checkpoint, target, count_rows=True)
 
 
 def restore(spark: SparkSession, savepoint: str, target: str, **options: Any) -> str:

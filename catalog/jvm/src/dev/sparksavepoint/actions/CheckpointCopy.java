@@ -99,6 +99,14 @@ final class CheckpointCopy {
     default boolean needsDigests() {
       return false;
     }
+
+    /**
+     * True when it needs every partition's row count ({@link Copied#commits}), also where no
+     * file records it (an HDFS-backed image copied as it is: each record read once).
+     */
+    default boolean needsRowCounts() {
+      return false;
+    }
   }
 
   private CheckpointCopy() {}
@@ -166,6 +174,7 @@ final class CheckpointCopy {
     if (upgrade != null) copies = upgrade.copies();
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
     if (finish != null && finish.needsDigests()) plan = plan.withFileDigests();
+    if (finish != null && finish.needsRowCounts()) plan = plan.withRowCounts();
     if (check != null) check.run();
     NewFolder folder = NewFolder.claim(target, readMetadata(from), conf, what);
     Path root = folder.root();

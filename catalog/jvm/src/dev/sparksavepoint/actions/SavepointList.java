@@ -70,7 +70,8 @@ public final class SavepointList {
     s.put("operators", String.join(", ", uids));
     s.put("provider", m.path("provider").asText());
     s.put("partitions", m.path("partitions").asInt());
-    s.put("rows", m.path("rows").asLong());
+    if (m.path("rows").isNumber()) s.put("rows", m.path("rows").asLong());
+    else s.putNull("rows"); // not counted
     s.put("bytes", m.path("bytes").asLong());
     s.put("writable", m.path("writable").asBoolean());
     return s;

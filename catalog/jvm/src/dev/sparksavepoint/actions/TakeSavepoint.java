@@ -27,8 +27,12 @@ import org.apache.spark.sql.classic.SparkSession;
  * written last. Reads only committed files, so it works while the query runs; never writes
  * into the checkpoint.
  *
+ * <p>Row counts come where the files record them (a RocksDB version's metadata) or where the
+ * copy writes entry by entry; an HDFS-backed image copied as it is records none, so its rows are
+ * {@code null} in the manifest unless {@code countRows} reads every record to count them.
+ *
  * <p>Example: {@code TakeSavepoint.run(spark, "/ckpt/orders", "/savepoints/orders-41", -1,
- * List.of("0=orders_by_user"), false)}
+ * List.of("0=orders_by_user"), false, false)}
  */
 public final class TakeSavepoint {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,6 +45,7 @@ public final class TakeSavepoint {
    *
    * @param uids {@code OPERATOR=NAME} user uids to record (see {@link CopyChanges})
    * @param writable allow edits through the catalog on the savepoint
+   * @param countRows count the rows no file records (HDFS-backed images: every record read)
    */
   public static String run(
       SparkSession spark,
@@ -48,7 +53,8 @@ public final class TakeSavepoint {
       String target,
       long batchId,
       List<String> uids,
-      boolean writable) {
+      boolean writable,
+      boolean countRows) {
     Configuration conf = spark.sessionState().newHadoopConf();
     Checkpoint from = Checkpoint.open(checkpoint, conf);
     if (!from.hasCommittedBatch()) throw Errors.noCommittedBatch(checkpoint);
@@ -76,6 +82,11 @@ public final class TakeSavepoint {
           public boolean needsDigests() {
             return true;
           }
+
+          @Override
+          public boolean needsRowCounts() {
+            return countRows;
+          }
         });
     return manifest[0].toString();
   }
@@ -102,7 +113,7 @@ public final class TakeSavepoint {
     m.put("provider_class", copied.provider());
     String partitions = from.recordedConf(n).get(CheckpointCopy.PARTITIONS_CONF);
     if (partitions != null) m.put("partitions", Integer.parseInt(partitions));
-    long totalRows = 0;
+    Long totalRows = 0L;
     long totalBytes = 0;
     ArrayNode operators = m.putArray("operators");
     for (Operator op : copied.operators()) {
@@ -117,7 +128,7 @@ public final class TakeSavepoint {
       o.put("name", op.name());
       o.put("kind", op.kind().prefix());
       o.put("partitions", op.numPartitions());
-      long rows = 0;
+      Long rows = 0L;
       ArrayNode stores = o.putArray("stores");
       for (StoreCopy copy : copied.plan().copies()) {
         StoreSpec spec = copy.to();
@@ -127,16 +138,16 @@ public final class TakeSavepoint {
         s.put("key_schema", spec.keySchema().simpleString());
         s.put("value_schema", spec.valueSchema().simpleString());
         if (spec.families() != null) s.putPOJO("column_families", spec.families().names());
-        long storeRows = rows(copied.commits(), spec);
+        Long storeRows = rows(copied.commits(), spec);
         s.put("rows", storeRows);
-        rows += storeRows;
+        rows = sum(rows, storeRows);
       }
       long bytes =
           CheckpointCopy.bytes(
               copied.fs(), new Path(new Path(copied.root(), "state"), Long.toString(id)));
       o.put("rows", rows);
       o.put("bytes", bytes);
-      totalRows += rows;
+      totalRows = sum(totalRows, rows);
       totalBytes += bytes;
     }
     ArrayNode list = m.putArray("files");
@@ -168,13 +179,19 @@ public final class TakeSavepoint {
     return digests;
   }
 
-  private static long rows(List<PartitionCommit> commits, StoreSpec spec) {
-    long rows = 0;
+  /** The rows of {@code spec}'s partitions; null when a partition's were not counted. */
+  private static Long rows(List<PartitionCommit> commits, StoreSpec spec) {
+    Long rows = 0L;
     for (PartitionCommit c : commits) {
       if (c.operatorId() == spec.operatorId() && c.storeName().equals(spec.storeName())) {
-        rows += c.upserted();
+        rows = sum(rows, c.upserted() < 0 ? null : c.upserted());
       }
     }
     return rows;
+  }
+
+  /** {@code a + b}; null (not counted) when either is. */
+  private static Long sum(Long a, Long b) {
+    return a == null || b == null ? null : a + b;
   }
 }

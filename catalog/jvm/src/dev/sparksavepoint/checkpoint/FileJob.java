@@ -6,7 +6,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.classic.SparkSession;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * One Spark job over files of a folder: each task opens its files where they live, through
@@ -32,8 +31,7 @@ public final class FileJob {
       SparkSession spark, String description, Path root, List<String> files, PerFile<T> action) {
     if (files.isEmpty()) return List.of();
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-    SerializableConfiguration conf =
-        new SerializableConfiguration(spark.sessionState().newHadoopConf());
+    TaskConf conf = TaskConf.of(spark);
     String base = root.toString();
     int slices = Math.max(1, Math.min(files.size(), sc.defaultParallelism() * 2));
     CancellableJobs.interruptible(sc.sc());

@@ -33,7 +33,9 @@ import org.apache.spark.sql.execution.streaming.state.StateStoreId;
  *       checkpoint format v2) and the SST and log files its metadata lists, read with Spark's
  *       own {@code RocksDBCheckpointMetadata}; its key count is the partition's row count.
  *   <li>HDFS-backed: {@code N+1.snapshot}, or {@code 1.delta} for version 1 (a delta from
- *       nothing is the whole state); its records are counted as Spark's reader reads them.
+ *       nothing is the whole state); no file records its row count: when the plan asks
+ *       ({@link ImagePlan#withRowCounts}) its records are counted as Spark's reader reads them,
+ *       else the partition's rows are reported as not counted (-1).
  * </ul>
  * A file's checksum companion ({@code <file>.crc}, Spark 4.1+) is copied with it.
  * A version kept as changes only (a RocksDB changelog, an HDFS delta chain) has no such image:
@@ -80,7 +82,7 @@ final class ImageFiles {
         String image = hdfsImage(fs, source, plan.version());
         if (image == null) return null;
         copyFiles(plan, fs, source, target, List.of(image), digests);
-        rows = hdfsRows(plan, copy, p, image);
+        rows = plan.rowCounts() ? hdfsRows(plan, copy, p, image) : -1;
       } else {
         return null;
       }

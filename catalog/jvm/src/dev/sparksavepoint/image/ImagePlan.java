@@ -4,6 +4,7 @@ import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.CheckpointLog;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.checkpoint.TaskConf;
 import dev.sparksavepoint.commit.BatchPlan;
 import dev.sparksavepoint.store.RocksDBKeyCount;
 import dev.sparksavepoint.store.StoreBatch;
@@ -18,7 +19,6 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.internal.SQLConf;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * A copy of the state of batch N (store version N+1) of a checkpoint into a new checkpoint
@@ -55,10 +55,11 @@ public final class ImagePlan implements BatchPlan, Serializable {
   /** {@link #targetConf} for RocksDB stores without column families: keys not counted. */
   private final StateStoreConf uncountedConf;
 
-  private final SerializableConfiguration hadoopConf;
+  private final TaskConf hadoopConf;
   private final HashMap<Long, String[][]> sourceIds;
   private final boolean targetIds;
   private final boolean fileDigests;
+  private final boolean rowCounts;
   private final String runId = UUID.randomUUID().toString();
 
   private ImagePlan(
@@ -69,10 +70,11 @@ public final class ImagePlan implements BatchPlan, Serializable {
       StateStoreConf sourceConf,
       StateStoreConf targetConf,
       StateStoreConf uncountedConf,
-      SerializableConfiguration hadoopConf,
+      TaskConf hadoopConf,
       HashMap<Long, String[][]> sourceIds,
       boolean targetIds,
-      boolean fileDigests) {
+      boolean fileDigests,
+      boolean rowCounts) {
     this.source = source;
     this.target = target;
     this.batchId = batchId;
@@ -84,10 +86,24 @@ public final class ImagePlan implements BatchPlan, Serializable {
     this.sourceIds = sourceIds;
     this.targetIds = targetIds;
     this.fileDigests = fileDigests;
+    this.rowCounts = rowCounts;
   }
 
   /** The same plan, whose tasks also report the size and SHA-256 of every file they write. */
   public ImagePlan withFileDigests() {
+    return with(true, rowCounts);
+  }
+
+  /**
+   * The same plan, whose tasks also count the rows of HDFS-backed image files they copy as they
+   * are (read through Spark's reader: every record once). Without it such a copy reports its
+   * rows as not counted (-1); a RocksDB copy and a copy written entry by entry know theirs.
+   */
+  public ImagePlan withRowCounts() {
+    return with(fileDigests, true);
+  }
+
+  private ImagePlan with(boolean digests, boolean counts) {
     return new ImagePlan(
         source,
         target,
@@ -99,7 +115,8 @@ public final class ImagePlan implements BatchPlan, Serializable {
         hadoopConf,
         sourceIds,
         targetIds,
-        true);
+        digests,
+        counts);
   }
 
   /**
@@ -145,9 +162,10 @@ public final class ImagePlan implements BatchPlan, Serializable {
         from,
         StateStoreConf.apply(conf),
         uncounted,
-        new SerializableConfiguration(hadoopConf),
+        TaskConf.of(spark.sparkContext(), hadoopConf),
         ids,
         targetIds,
+        false,
         false);
   }
 
@@ -191,6 +209,11 @@ public final class ImagePlan implements BatchPlan, Serializable {
   /** True when the copy's tasks report the digests of the files they write. */
   boolean fileDigests() {
     return fileDigests;
+  }
+
+  /** True when the copy's tasks count the rows of HDFS-backed files they copy as they are. */
+  boolean rowCounts() {
+    return rowCounts;
   }
 
   StateStoreConf sourceConf() {

@@ -10,9 +10,10 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 
 /**
- * {@code CALL <catalog>.system.take_savepoint(target [, batch_id, uids, writable])}: a savepoint
- * of the catalog's checkpoint ({@link TakeSavepoint}). One row: where it went, its batch, what
- * it holds, and the whole manifest ({@code _savepoint.json}) as JSON.
+ * {@code CALL <catalog>.system.take_savepoint(target [, batch_id, uids, writable,
+ * count_rows])}: a savepoint of the catalog's checkpoint ({@link TakeSavepoint}). One row: where
+ * it went, its batch, what it holds (rows null when not counted), and the whole manifest
+ * ({@code _savepoint.json}) as JSON.
  */
 final class TakeSavepointProcedure extends ActionProcedure {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,7 +28,8 @@ final class TakeSavepointProcedure extends ActionProcedure {
         in("target", DataTypes.StringType, null),
         in("batch_id", DataTypes.LongType, "-1"),
         in("uids", DataTypes.StringType, "''"),
-        in("writable", DataTypes.BooleanType, "false"));
+        in("writable", DataTypes.BooleanType, "false"),
+        in("count_rows", DataTypes.BooleanType, "false"));
   }
 
   @Override
@@ -36,7 +38,13 @@ final class TakeSavepointProcedure extends ActionProcedure {
     String target = string(args, 0);
     String manifest =
         TakeSavepoint.run(
-            spark, checkpoint, target, args.getLong(1), list(string(args, 2)), args.getBoolean(3));
+            spark,
+            checkpoint,
+            target,
+            args.getLong(1),
+            list(string(args, 2)),
+            args.getBoolean(3),
+            args.getBoolean(4));
     JsonNode m;
     try {
       m = JSON.readTree(manifest);
@@ -49,7 +57,7 @@ final class TakeSavepointProcedure extends ActionProcedure {
           m.path("batch_id").asLong(),
           m.path("writable").asBoolean(),
           m.path("operators").size(),
-          m.path("rows").asLong(),
+          m.path("rows").isNumber() ? m.path("rows").asLong() : null,
           m.path("state_bytes").asLong(),
           manifest
         });

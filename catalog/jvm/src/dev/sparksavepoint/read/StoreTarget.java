@@ -8,6 +8,7 @@ import dev.sparksavepoint.checkpoint.OperatorKind;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
 import dev.sparksavepoint.checkpoint.TableOrigin;
+import dev.sparksavepoint.checkpoint.TaskConf;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.spark.sql.execution.streaming.state.StateStore;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.execution.streaming.state.StateStoreProvider;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.util.SerializableConfiguration;
 import scala.Option;
 
 /**
@@ -38,7 +38,7 @@ record StoreTarget(
     long version,
     HashMap<Long, String[][]> ids,
     StateStoreConf conf,
-    SerializableConfiguration hadoopConf)
+    TaskConf hadoopConf)
     implements Serializable {
 
   /**
@@ -106,7 +106,7 @@ record StoreTarget(
         CheckpointLog.stateVersion(batch),
         ids,
         StoreProviders.storeConf(spark, ckpt.location(), batch, ids),
-        new SerializableConfiguration(hadoop));
+        TaskConf.of(spark.sparkContext(), hadoop));
   }
 
   /**

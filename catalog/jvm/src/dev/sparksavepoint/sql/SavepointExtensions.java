@@ -204,12 +204,14 @@ public class SavepointExtensions implements Function1<SparkSessionExtensions, Bo
           StructField field = LIST_SCHEMA.fields()[i];
           JsonNode v = s.path(field.name());
           values[i] =
-              switch (field.dataType().typeName()) {
-                case "long" -> v.asLong();
-                case "integer" -> v.asInt();
-                case "boolean" -> v.asBoolean();
-                default -> v.asText();
-              };
+              v.isNull() // rows not counted
+                  ? null
+                  : switch (field.dataType().typeName()) {
+                    case "long" -> v.asLong();
+                    case "integer" -> v.asInt();
+                    case "boolean" -> v.asBoolean();
+                    default -> v.asText();
+                  };
         }
         rows.add(RowFactory.create(values));
       }

@@ -7,6 +7,7 @@ import dev.sparksavepoint.checkpoint.StateReadability;
 import dev.sparksavepoint.checkpoint.StateRef;
 import dev.sparksavepoint.checkpoint.StoreProviders;
 import dev.sparksavepoint.checkpoint.StoreSpec;
+import dev.sparksavepoint.checkpoint.TaskConf;
 import dev.sparksavepoint.commit.BatchPlan;
 import dev.sparksavepoint.read.StateSource;
 import java.io.Serializable;
@@ -20,7 +21,6 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.execution.streaming.state.StateStoreConf;
 import org.apache.spark.sql.types.NullType$;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.util.SerializableConfiguration;
 
 /**
  * The stores of a new batch: the last committed batch N it builds on, every store of every
@@ -35,7 +35,7 @@ public class StoreBatch implements BatchPlan, Serializable {
   private final long batchId;
   private final List<StoreSpec> stores;
   private final StateStoreConf storeConf;
-  private final SerializableConfiguration hadoopConf;
+  private final TaskConf hadoopConf;
 
   /** Checkpoint-format-v2 ids of batch N: operator id -> [partition][store index]; or null. */
   private final HashMap<Long, String[][]> uniqueIds;
@@ -50,13 +50,13 @@ public class StoreBatch implements BatchPlan, Serializable {
       long batchId,
       List<StoreSpec> stores,
       StateStoreConf storeConf,
-      Configuration hadoopConf,
+      TaskConf hadoopConf,
       HashMap<Long, String[][]> uniqueIds) {
     this.checkpoint = checkpoint;
     this.batchId = batchId;
     this.stores = stores;
     this.storeConf = storeConf;
-    this.hadoopConf = new SerializableConfiguration(hadoopConf);
+    this.hadoopConf = hadoopConf;
     this.uniqueIds = uniqueIds;
     this.runId = UUID.randomUUID().toString();
     this.notices = new ArrayList<>();
@@ -88,7 +88,7 @@ public class StoreBatch implements BatchPlan, Serializable {
         -1,
         allStores(template, n, hadoopConf),
         StoreProviders.storeConf(spark, template.location(), n, ids),
-        hadoopConf,
+        TaskConf.of(spark.sparkContext(), hadoopConf),
         ids);
   }
 
@@ -101,7 +101,7 @@ public class StoreBatch implements BatchPlan, Serializable {
         n,
         allStores(ckpt, n, hadoopConf),
         StoreProviders.storeConf(spark, ckpt.location(), n, ids),
-        hadoopConf,
+        TaskConf.of(spark.sparkContext(), hadoopConf),
         ids);
   }
 
