@@ -11,12 +11,11 @@ nothing older).
     and Hadoop's ``FileUtil.copy`` (the copy through the FileSystem API that checkpoint paths on
     ``hdfs://`` or ``s3a://`` need, which take uses too); and the bytes of the savepoint's
     ``state/`` vs. the checkpoint's ``state/``. Take copies the version's files
-    byte for byte where they are one full image (a RocksDB zip here; an HDFS-backed ``1.delta``,
-    whose rows it counts by loading the store), then writes logs and a manifest with every
-    file's SHA-256. On a local disk without Hadoop's native library each file that Hadoop's
-    FileSystem creates costs forked ``chmod``/``stat`` processes (3-7 ms each, measured), so a
-    take of a one-batch checkpoint has a floor of a few hundred ms that ``copytree`` (about
-    10 ms for these ~20 MB) does not pay; Hadoop's copy pays it too.
+    byte for byte where they are one full image (a RocksDB zip here, whose metadata gives the
+    row count; an HDFS-backed ``1.delta``, copied unread: its rows are not counted unless
+    ``count_rows``), then writes logs and a manifest with every file's SHA-256. Besides the
+    copy, a take reads and writes the checkpoint's logs and metadata and runs one Spark job: a
+    fixed ~0.1 s that decides the ratio while the state is a few MB.
 (b) ``restore_savepoint`` with 4 -> 8 partitions (and 4 -> 8 onto the other provider, measured
     alone) vs. rebuilding the state by running the
     streaming query over its input again (``run_aggregation`` on a fresh folder; the input is
@@ -131,7 +130,8 @@ class Provider:
             lambda: manifest.append(take_savepoint(self.spark, str(self.base), str(target))),
         )
         self.savepoint_state_bytes = tree_bytes(target / "state")
-        assert manifest[0]["rows"] == self.keys, f"take: manifest has {manifest[0]['rows']} rows"
+        rows = manifest[0]["rows"]  # None: an HDFS-backed image copied unread (not counted)
+        assert rows in (self.keys, None), f"take: manifest has {rows} rows"
         self.record("take", seconds, f" ({self.savepoint_state_bytes} bytes in state/)")
 
     def run_restore(self) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.jars import (
+    SHORT_LIVED_JVM,
     SetupError,
     compiled,
     die_with_parent,
@@ -99,7 +100,7 @@ def start_hdfs(folder: Path | None = None, timeout: float = 90) -> Hdfs:
     owns_folder = folder is None
     folder = Path(tempfile.mkdtemp(prefix="minidfs-")) if folder is None else folder
     folder.mkdir(parents=True, exist_ok=True)
-    command = [java(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    command = [java(), "-Xmx384m", *SHORT_LIVED_JVM,
                "-Djava.awt.headless=true", "-cp", java_classpath([*jars, classes]),
                "MiniDfs", str(folder / "data"), "0"]  # fmt: skip
     with open(folder / "minidfs.log", "wb") as log:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.jars import (
+    SHORT_LIVED_JVM,
     SetupError,
     accepts,
     die_with_parent,
@@ -154,7 +155,7 @@ def _jvm(
     jars: list[Path], main: str, *args: str, heap: str = "128m", log_level: str = "warn"
 ) -> list[str]:
     """A ``java`` command line running ``main`` with the broker's jars."""
-    return [java(), f"-Xmx{heap}", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+    return [java(), f"-Xmx{heap}", *SHORT_LIVED_JVM,
             "-Djava.awt.headless=true", f"-Dorg.slf4j.simpleLogger.defaultLogLevel={log_level}",
             "-cp", java_classpath(jars), main, *args]  # fmt: skip
 

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 import pyspark
 
-from tests.support.jars import SetupError, die_with_parent, free_ports, java
+from tests.support.jars import SHORT_LIVED_JVM, SetupError, die_with_parent, free_ports, java
 
 SPARK_HOME = Path(pyspark.__file__).parent
 DEPLOY = "org.apache.spark.deploy"
@@ -97,7 +97,7 @@ def _start(cluster: Cluster, name: str, main: str, args: list[str]) -> subproces
     env = {**os.environ, "SPARK_HOME": str(SPARK_HOME), "SPARK_LOCAL_IP": "127.0.0.1",
            "SPARK_SCALA_VERSION": scala_version(),
            "JAVA_HOME": str(Path(java()).resolve().parent.parent)}  # fmt: skip
-    command = [java(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", f"{SPARK_HOME}/jars/*", main, *args]
+    command = [java(), "-Xmx256m", *SHORT_LIVED_JVM, "-cp", f"{SPARK_HOME}/jars/*", main, *args]
     with open(cluster.log(name), "wb") as log:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                    env=env, preexec_fn=die_with_parent())  # fmt: skip

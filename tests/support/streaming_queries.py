@@ -685,11 +685,31 @@ def build(
             f"kind {kind!r} supports providers {SUPPORTED[kind]}, not {provider!r}"
             f" (supported: {SUPPORTED})"
         )
-    query = StreamingQuery(kind, provider, Path(root), dict(confs or {}))
-    query.input_dir.mkdir(parents=True, exist_ok=True)
-    for file_rows in KINDS[kind].initial if rows is None else (rows,):
-        query.add_input([dict(row) for row in file_rows])
+    query = _with_initial_input(StreamingQuery(kind, provider, Path(root), dict(confs or {})), rows)
     query.run(spark)
+    return query
+
+
+def build_all(
+    spark: SparkSession, roots: dict[tuple[str, str], Path]
+) -> dict[tuple[str, str], StreamingQuery]:
+    """:func:`build` of each (kind, provider) of ``roots`` at its folder, with the default
+    input; the queries of one provider run at once (:func:`run_together`), which takes a
+    fraction of running them one after another."""
+    queries = {
+        (kind, provider): _with_initial_input(StreamingQuery(kind, provider, Path(root)), None)
+        for (kind, provider), root in roots.items()
+    }
+    for provider in {provider for _, provider in queries}:
+        run_together(spark, [q for (_, p), q in queries.items() if p == provider])
+    return queries
+
+
+def _with_initial_input(query: StreamingQuery, rows: list[dict] | None) -> StreamingQuery:
+    """``query`` with its kind's default initial input written (or ``rows``, as one file)."""
+    query.input_dir.mkdir(parents=True, exist_ok=True)
+    for file_rows in KINDS[query.kind].initial if rows is None else (rows,):
+        query.add_input([dict(row) for row in file_rows])
     return query
 
 

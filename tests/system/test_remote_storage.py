@@ -34,6 +34,7 @@ import pytest
 
 from tests.support import start_program
 from tests.support.hdfs import Hdfs, start_hdfs
+from tests.support.jars import SHORT_LIVED_JVM
 from tests.support.s3 import s3a_conf, start_s3
 from tests.support.standalone import start_cluster
 from tests.support.store_ops import Driver, InProcess, StepFailed
@@ -87,7 +88,8 @@ def cluster_conf(url: str) -> dict[str, str]:
     """A driver's settings on the standalone cluster at ``url``: an executor of one core on each
     of its two workers (of two cores each), so that two drivers can run at once."""
     return {"spark.master": url, "spark.cores.max": "2", "spark.executor.cores": "1",
-            "spark.executor.memory": "512m"}  # fmt: skip
+            "spark.executor.memory": "512m",
+            "spark.executor.extraJavaOptions": " ".join(SHORT_LIVED_JVM)}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +105,9 @@ def cluster(hdfs: Hdfs, tmp_path_factory: pytest.TempPathFactory) -> Iterator[On
     ):
         conf = {
             **cluster_conf(spark_cluster.url),
-            "spark.executor.extraJavaOptions": f"-D{HALT_AT}=state@{armed / 'halted'}",
+            "spark.executor.extraJavaOptions": " ".join(
+                [*SHORT_LIVED_JVM, f"-D{HALT_AT}=state@{armed / 'halted'}"]
+            ),
         }
         driver = Driver(start_program("store_driver", json.dumps(conf), cwd=workdir, stderr=log))
         try:
