@@ -1,5 +1,6 @@
 package dev.sparksavepoint.read;
 
+import org.apache.spark.SparkContext;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -39,9 +40,11 @@ abstract class OverSparkScan implements Scan, Batch {
     return sourceBatch().planInputPartitions();
   }
 
+  /** The source's readers; tasks share them through one broadcast ({@link SharedReaderFactory}). */
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return readers(sourceBatch().createReaderFactory());
+    SparkContext sc = SparkContext.getOrCreate();
+    return readers(new SharedReaderFactory(sc, sourceBatch().createReaderFactory()));
   }
 
   private Batch sourceBatch() {
