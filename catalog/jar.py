@@ -285,8 +285,9 @@ def build(jar: Path, minor: str, spark_jars: Path) -> Path:
                 archive.write(item, item.relative_to(classes).as_posix())
             for name, resource in RESOURCES.items():
                 archive.write(resource, name)
-        shutil.move(str(partial), jar.with_suffix(".jar.tmp"))
-        os.replace(jar.with_suffix(".jar.tmp"), jar)
+        staged = jar.with_suffix(f".jar.{os.getpid()}.tmp")  # one per builder: several may race
+        shutil.move(str(partial), staged)
+        os.replace(staged, jar)
     return jar
 
 
