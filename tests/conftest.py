@@ -12,6 +12,7 @@ import pytest
 
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
+from tests.support import background  # noqa: E402
 from tests.support.jars import SHORT_LIVED_JVM  # noqa: E402
 from tests.support.streaming_queries import CASES, StreamingQuery, build_all  # noqa: E402
 
@@ -21,6 +22,21 @@ than G1 on two cores); it keeps the C2 compiler (C1 alone was measured slower he
 the tests start in another process (other Spark versions' restarts, servers, examples, crash
 and race drivers) gets ``SHORT_LIVED_JVM`` through ``SPARK_SUBMIT_OPTS``, unless you set your
 own."""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def background_runs(request: pytest.FixtureRequest,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:  # fmt: skip
+    """Calls ``start_background(tmp_path_factory)`` of every test module that has one and a
+    selected test, before the first test (:mod:`tests.support.background`); ends what is left of
+    their runs with the session."""
+    modules = {item.module for item in request.session.items if isinstance(item, pytest.Function)}
+    for module in sorted(modules, key=lambda m: m.__name__):
+        start = getattr(module, "start_background", None)
+        if start is not None:
+            start(tmp_path_factory)
+    yield
+    background.close_all()
 
 
 @pytest.fixture(scope="session")

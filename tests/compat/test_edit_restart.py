@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from tests.compat.golden import Golden, goldens
 from tests.compat.matrix import cell
 from tests.compat.venvs import python_for
 from tests.support import REPO_ROOT
+from tests.support.background import BackgroundRuns
 from tests.support.streaming_queries import StreamingQuery
 
 pytestmark = pytest.mark.slow
@@ -111,21 +111,24 @@ def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
     return run, cases
 
 
-def _restart_all(version: str, cases: list[dict]) -> dict[str, dict]:
-    """Restart the cases in one process of pyspark ``version``; golden id -> result line."""
-    if not cases:
-        return {}
+RESTARTS = BackgroundRuns()
+"""The versions' restart processes, each started as soon as its edits are done: it runs while
+the next version's goldens are edited in this session (:mod:`tests.support.background`)."""
+
+
+def _start_restarts(version: str, cases: list[dict]) -> None:
+    """Restart the cases in one process of pyspark ``version``, in the background."""
     python = python_for(version)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYSPARK_PYTHON": str(python), "TZ": "UTC"}
-    done = subprocess.run(
-        [str(python), "-m", "tests.compat.restart"],
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        env=env,
-        timeout=RESTART_TIMEOUT_S,
-    )
+    RESTARTS.start(version, [str(python), "-m", "tests.compat.restart"], cwd=REPO_ROOT, env=env,
+                   timeout=RESTART_TIMEOUT_S, stdin=json.dumps(cases))  # fmt: skip
+
+
+def _restarted(version: str, cases: list[dict]) -> dict[str, dict]:
+    """Golden id -> the result line of its restart by ``version``."""
+    if not cases:
+        return {}
+    done = RESTARTS.result(version)
     lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     by_root = {line["root"]: line for line in lines}
     tail = done.stderr.strip().splitlines()[-5:]
@@ -138,15 +141,22 @@ def _restart_all(version: str, cases: list[dict]) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def version_runs() -> dict[str, VersionRun]:
-    """Version -> its run, made the first time a test of that version asks."""
+    """Version -> its run, made the first time a test asks for any."""
     return {}
 
 
 def _run_for(spark, version_runs, tmp_path_factory, version: str) -> VersionRun:
-    if version not in version_runs:
-        run, cases = _edit_all(spark, version, tmp_path_factory.mktemp(f"edited-{version}"))
-        run.restarts = _restart_all(version, cases)
-        version_runs[version] = run
+    """``version``'s run; the first call edits every version's goldens, starting each version's
+    restarts as soon as its edits are done."""
+    if not version_runs:
+        edited = {}
+        for v in sorted({g.version for g in EDITABLE}):
+            edited[v] = _edit_all(spark, v, tmp_path_factory.mktemp(f"edited-{v}"))
+            if edited[v][1]:
+                _start_restarts(v, edited[v][1])
+        for v, (run, cases) in edited.items():
+            run.restarts = _restarted(v, cases)
+            version_runs[v] = run
     return version_runs[version]
 
 

@@ -39,10 +39,8 @@ def _spark_reads(spark, checkpoint: Path, root: Path, options: dict) -> list:
     return as_compared(read_state(spark, relocated, options))
 
 
-@pytest.mark.parametrize(
-    "golden", [pytest.param(g, id=g.id, marks=() if g.id == "4.3.0-tws-rocksdb_v2"
-                            else pytest.mark.slow) for g in TWS],
-)  # fmt: skip
+@pytest.mark.parametrize("golden", [pytest.param(g, id=g.id) for g in TWS])
+@pytest.mark.slow
 def test_a_moved_copy_reads_as_spark_reads_it_where_it_was_written(
     spark, golden: Golden, tmp_path: Path
 ) -> None:
@@ -53,6 +51,7 @@ def test_a_moved_copy_reads_as_spark_reads_it_where_it_was_written(
         assert as_compared(got) == as_compared(expected["rows"]), state
 
 
+@pytest.mark.slow
 def test_a_moved_copy_takes_edits(spark, tmp_path: Path) -> None:
     golden = next(g for g in TWS if g.version == "4.3.0" and g.format_version == 1)
     copy = _moved(golden, tmp_path)

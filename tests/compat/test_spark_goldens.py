@@ -67,7 +67,7 @@ RESTORED_PARAMS = [
 ]
 """Checkpoints without a state schema file that the queries of Spark's suites restart."""
 RESTART_PARAMS = [
-    pytest.param(g, id=g.id, marks=_marks(g))
+    pytest.param(g, id=g.id)
     for g in GOLDENS
     if g.refusal is None and g.restart is not None
 ]  # fmt: skip
@@ -251,6 +251,7 @@ def test_tables_that_cannot_be_written_refuse_in_one_line(
 
 
 @pytest.mark.parametrize("golden", RESTART_PARAMS)
+@pytest.mark.slow
 def test_the_restarted_query_continues_from_the_edit(
     spark, golden: SparkGolden, tmp_path: Path
 ) -> None:

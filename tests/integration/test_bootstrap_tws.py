@@ -65,6 +65,7 @@ def test_bootstrap_sets_every_variable_and_timers_that_fire(spark, private_copy,
     ]
 
 
+@pytest.mark.slow
 def test_bootstrap_function_in_sql_and_its_refusals(spark, private_copy, history) -> None:
     private_copy("tws", "rocksdb", CATALOG)
     history.createOrReplaceTempView("tb_history")

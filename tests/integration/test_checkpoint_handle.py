@@ -46,6 +46,7 @@ def test_a_plain_checkpoint_is_no_savepoint_to_dispose(spark, checkpoints) -> No
     assert snapshot(Path(ckpt.path)) == before
 
 
+@pytest.mark.slow
 def test_a_checkpoint_counts_purges_and_undoes(spark, private_copy) -> None:
     """hygiene, purge and undo as methods: a TTL-less aggregation has nothing to purge; an
     edit is taken back."""

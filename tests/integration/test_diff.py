@@ -46,6 +46,7 @@ EDIT = [
 ]
 
 
+@pytest.mark.slow
 def test_an_edit_reads_back_as_its_changes(spark, edited) -> None:
     query, before, savepoint = edited
     assert changed_rows(diff(spark, AGG, before)) == sorted(EDIT)
@@ -80,6 +81,7 @@ def test_key_predicates_are_looked_up_at_both_points(spark, edited) -> None:
     assert [(r.change_type, r.cnt) for r in spark.sql(feed).collect()] == [("update", 3)]
 
 
+@pytest.mark.slow
 def test_rows_that_repeat_their_key_come_whole(spark, private_copy) -> None:
     private_copy("tws", "rocksdb", CATALOG)
     history, timers = f"{CATALOG}.tws_0.history", f"{CATALOG}.tws_0.timers"
@@ -121,6 +123,7 @@ def test_a_name_that_is_no_state_table_is_refused(spark, edited) -> None:
         diff(spark, "nowhere.agg_0.default", 1)
 
 
+@pytest.mark.slow
 def test_the_change_feed_is_what_each_batch_changed(spark, private_copy) -> None:
     query = private_copy("agg", "rocksdb", CATALOG)
     first = last_batch(query.checkpoint) + 1
@@ -160,11 +163,12 @@ FEED_KEYS = {"agg": "user", "dedup": "event_id", "pandas_state": "user"}
     ("kind", "provider"),
     [
         ("agg", "hdfs"),
-        pytest.param("agg", "rocksdb", marks=pytest.mark.slow),
-        pytest.param("dedup", "rocksdb", marks=pytest.mark.slow),
-        pytest.param("pandas_state", "hdfs", marks=pytest.mark.slow),
+        ("agg", "rocksdb"),
+        ("dedup", "rocksdb"),
+        ("pandas_state", "hdfs"),
     ],
 )
+@pytest.mark.slow
 def test_the_change_feed_from_change_files_is_the_diff_of_full_reads(
     spark, private_copy, kind, provider
 ) -> None:

@@ -82,6 +82,7 @@ def test_bootstrapped_empty_savepoint_starts_the_query(
         assert output == expected
 
 
+@pytest.mark.slow
 def test_transform_with_state_bootstrap(spark, checkpoints, tmp_path: Path) -> None:
     query = empty_like(spark, checkpoints, tmp_path, "tws", "rocksdb")
     metadata = (query.checkpoint / "state" / "0" / "_metadata" / "v2" / "0").read_text()

@@ -24,7 +24,8 @@ def state(spark, path, catalog: str) -> list[tuple]:
     return sorted((r.event_id, str(r.ts)) for r in spark.table(f"{catalog}.{DEDUP}").collect())
 
 
-@pytest.mark.parametrize("provider", ["hdfs", pytest.param("rocksdb", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+@pytest.mark.slow
 def test_purge_drops_what_the_next_batch_evicts(spark, tmp_path, provider, capsys) -> None:
     """dropDuplicates with a 2-minute watermark, stopped before its next batch: events 2 and 3
     (10:01, 10:02) are under the watermark that batch evicts by (10:04)."""
@@ -58,6 +59,7 @@ def test_purge_drops_what_the_next_batch_evicts(spark, tmp_path, provider, capsy
         state(spark, untouched.checkpoint, "hy_untouched")  # fmt: skip
 
 
+@pytest.mark.slow
 def test_state_no_watermark_evicts_is_flagged(spark, checkpoints) -> None:
     """A running count per user and a dropDuplicates without a watermark keep every key;
     a windowed count is evicted by its window's end."""

@@ -66,6 +66,7 @@ def test_lookup_in_sql_with_other_predicates(spark, checkpoints) -> None:
         assert df.collect() == expected, where
 
 
+@pytest.mark.slow
 def test_other_filters_scan_and_agree(spark, checkpoints) -> None:
     attach(spark, str(checkpoints[("agg", "hdfs")].checkpoint), "lk")
     everything = spark.table("lk.agg_0.default").collect()

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from spark_savepoint import attach
 
 
+@pytest.mark.slow
 def test_listing_and_describe_launch_no_job(spark, checkpoints) -> None:
     for (kind, provider), query in checkpoints.items():
         attach(spark, str(query.checkpoint), "nj")

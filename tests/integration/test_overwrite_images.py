@@ -113,6 +113,7 @@ def test_format_v2_images_are_named_by_their_ids(spark, tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_many_keys_and_one_given_twice(spark, private_copy) -> None:
     """200k keys into HDFS-backed images, which keep no entries and find a repeat by the keys'
     hashes: none is taken for a repeat, and one key given twice among them is refused (read

@@ -262,6 +262,7 @@ def test_sql_procedures_return_typed_rows(spark, agg, tmp_path: Path) -> None:
         spark.sql("CALL proc.system.nope()")
 
 
+@pytest.mark.slow
 def test_cli_take_list_restore_dispose(spark, agg, tmp_path: Path, capsys) -> None:
     from spark_savepoint.sql_ext.cli import main
 

@@ -126,6 +126,7 @@ def event(event_id: int, user: str, amount: int, clock: str) -> dict:
             "ts": f"2024-01-01 {clock}:00"}  # fmt: skip
 
 
+@pytest.mark.slow
 def test_later_statements_see_earlier_ones(spark, query_copy, checkpoints, tmp_path) -> None:
     """Statements on one table fold into one batch as a script means them: each reads the
     state with the earlier ones' changes over it, and the last change of a key wins. Only
@@ -236,6 +237,7 @@ def test_transform_with_state_variables_of_one_store_in_one_batch(spark, private
     assert {row["user"] for row in emitted} == {"alice", "dave"}
 
 
+@pytest.mark.slow
 def test_statements_fold_on_transform_with_state_lists_maps_and_timers(spark, private_copy) -> None:
     """A list appended twice holds both rows; a map entry inserted then updated, a timer
     registered then deleted: each table as its last statement left it, and the restarted

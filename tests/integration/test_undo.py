@@ -19,6 +19,7 @@ def rows(spark, table: str) -> list[tuple]:
     return sorted(tuple(r) for r in spark.table(table).collect())
 
 
+@pytest.mark.slow
 def test_undo_restarts_as_if_the_edit_never_happened(spark, private_copy) -> None:
     query = private_copy("agg", "hdfs", CATALOG)
     before = rows(spark, AGG)
@@ -49,6 +50,7 @@ def test_undo_restarts_as_if_the_edit_never_happened(spark, private_copy) -> Non
     ]
 
 
+@pytest.mark.slow
 def test_undo_refuses_what_it_cannot_take_back(spark, private_copy) -> None:
     query = private_copy("agg", "rocksdb", CATALOG)
     path = str(query.checkpoint)
@@ -111,6 +113,7 @@ def test_undo_of_a_log_edit_says_it_writes_nothing(spark, private_copy, capsys) 
     assert snapshot(query.checkpoint) == files
 
 
+@pytest.mark.slow
 def test_undo_in_sql(spark, private_copy) -> None:
     """spark-sql, beeline and Connect clients undo with the procedure: a row per statement of
     the inverse (with dry_run, what it would change), then the outcome."""

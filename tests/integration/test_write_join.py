@@ -47,7 +47,8 @@ def stores(spark, side: str) -> tuple[list[tuple], list[tuple]]:
     )
 
 
-@pytest.mark.parametrize("provider", ["rocksdb", pytest.param("hdfs", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("provider", ["rocksdb", "hdfs"])
+@pytest.mark.slow
 def test_insert_and_delete_change_what_the_restarted_join_emits(
     spark, private_copy, provider: str
 ) -> None:

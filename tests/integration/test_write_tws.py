@@ -96,6 +96,7 @@ def assert_row_counters_match(spark, query: StreamingQuery) -> None:
 # ---- ValueState ----
 
 
+@pytest.mark.slow
 def test_value_upsert_delete_overwrite(spark, tws: Copy) -> None:
     query = tws()
     n = last_batch(query.checkpoint)
@@ -107,6 +108,7 @@ def test_value_upsert_delete_overwrite(spark, tws: Copy) -> None:
     assert restart(spark, query) == {"alice": 102, "dave": 1}  # alice continues from 100
 
 
+@pytest.mark.slow
 def test_value_deleted_user_starts_over(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"DELETE FROM {table('count')} WHERE user = 'alice'")
@@ -114,6 +116,7 @@ def test_value_deleted_user_starts_over(spark, tws: Copy) -> None:
     assert restart(spark, query) == {"alice": 2, "dave": 1}
 
 
+@pytest.mark.slow
 def test_value_overwrite_replaces_all_users(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"INSERT OVERWRITE {table('count')} SELECT 'alice', 40L")
@@ -127,6 +130,7 @@ def test_value_overwrite_replaces_all_users(spark, tws: Copy) -> None:
 # ---- MapState ----
 
 
+@pytest.mark.slow
 def test_map_upsert_and_delete(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"INSERT INTO {table('items')} VALUES ('alice', 'apple', 50), ('alice', 'kiwi', 3)")
@@ -149,6 +153,7 @@ def test_map_upsert_and_delete(spark, tws: Copy) -> None:
 # ---- ListState ----
 
 
+@pytest.mark.slow
 def test_list_insert_appends(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"INSERT INTO {table('history')} VALUES ('alice', 100), ('zed', 9)")
@@ -160,6 +165,7 @@ def test_list_insert_appends(spark, tws: Copy) -> None:
     assert [r for r in rows(spark, "history") if r[0] == "zed"] == [("zed", 9)]
 
 
+@pytest.mark.slow
 def test_list_delete_and_overwrite(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"DELETE FROM {table('history')} WHERE user = 'bob' OR amount = 10")
@@ -182,6 +188,7 @@ def test_list_delete_and_overwrite(spark, tws: Copy) -> None:
 # ---- timers ----
 
 
+@pytest.mark.slow
 def test_timers_register_and_delete(spark, tws: Copy) -> None:
     query = tws()
     spark.sql(f"INSERT INTO {table('timers')} VALUES ('zed', 1704200000000)")

@@ -20,6 +20,7 @@ from spark_savepoint.catalog.jar import jar_name
 from tests.compat.edits import EDITS
 from tests.compat.golden import Golden, as_compared, goldens, reference_state
 from tests.support import REPO_ROOT
+from tests.support.background import RUNS
 from tests.support.connect_venv import CLIENT_VERSIONS, client_python, run_client
 from tests.support.runtime_venvs import other_versions, pyspark_version, runtime_python
 from tests.support.server_process import ServerProcess
@@ -49,15 +50,33 @@ EDITED_ON = {
 one version, and on each of 4.0 to 4.2 its own transformWithState state (4.2's in format v2)."""
 
 
-def _run(minor: str, root: Path) -> dict:
+ROOTS: dict[str, Path] = {}
+"""Spark minor -> the folder its run works in."""
+
+
+def start_background(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Starts every version's run (tests/support/version_run.py) in the background: each is
+    self-contained, and its tests find it done (:mod:`tests.support.background`)."""
+    for minor in OTHERS:
+        _start(minor, tmp_path_factory)
+
+
+def _start(minor: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    if RUNS.started(f"spark-{minor}"):
+        return
+    root = ROOTS[minor] = tmp_path_factory.mktemp(f"spark-{minor}")
     python = runtime_python(minor)
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PYSPARK_PYTHON": str(python), "TZ": "UTC"}
     env.pop("SPARK_HOME", None)
     args = json.dumps({"root": str(root), "providers": ["hdfs", "rocksdb"],
                        "goldens": goldens_read_on(minor),
                        "edits": EDITED_ON.get(minor, ())})  # fmt: skip
-    result = subprocess.run([str(python), "-m", "tests.support.version_run", args], cwd=root,
-                            env=env, capture_output=True, text=True, timeout=900)  # fmt: skip
+    RUNS.start(f"spark-{minor}", [str(python), "-m", "tests.support.version_run", args],
+               cwd=root, env=env)  # fmt: skip
+
+
+def _result(minor: str) -> dict:
+    result = RUNS.result(f"spark-{minor}")
     assert result.returncode == 0, result.stderr[-4000:]
     return json.loads(result.stdout.splitlines()[-1])
 
@@ -72,8 +91,8 @@ QUICK_START_ON = ("3.5",)
 def version_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """The Spark minor, what tests/support/version_run.py saw on it, and its folder."""
     minor = request.param
-    root = tmp_path_factory.mktemp(f"spark-{minor}")
-    return minor, _run(minor, root), root
+    _start(minor, tmp_path_factory)  # when the session did not (tests/conftest.py)
+    return minor, _result(minor), ROOTS[minor]
 
 
 CHANGES = [
