@@ -147,3 +147,21 @@ def test_local_files_go_through_the_forkless_file_system(spark, tmp_path) -> Non
     assert path.getFileSystem(conf).getClass().getName() == bridge.LOCAL_FILE_SYSTEM_CLASS
     context = jvm.org.apache.hadoop.fs.FileContext.getFileContext(path.toUri(), conf)
     assert context.getDefaultFileSystem().getClass().getName() == bridge.LOCAL_FS_CLASS
+
+
+def test_a_checkpoint_replaced_in_place_reads_with_its_own_schema(
+    spark, checkpoints, tmp_path
+) -> None:
+    """A state's schema is inferred once per committed batch (read.InferredSchemas): another
+    checkpoint put at the same path, with the same batch and operator ids but other state,
+    reads with its own columns, not the remembered ones."""
+    import shutil
+
+    folder = tmp_path / "checkpoint"
+    shutil.copytree(checkpoints[("agg", "hdfs")].checkpoint, folder)
+    attach(spark, str(folder), "replaced")
+    assert spark.table("replaced.agg_0.default").columns == ["user", "cnt", "total"]
+    shutil.rmtree(folder)
+    shutil.copytree(checkpoints[("dedup", "hdfs")].checkpoint, folder, copy_function=shutil.copy)
+    attach(spark, str(folder), "replaced")
+    assert spark.table("replaced.dedup_0.default").columns == ["event_id"]

@@ -108,7 +108,7 @@ public final class MetadataTable extends LocalTable {
         StructType source =
             readable
                 ? StateSource.schema(
-                    checkpoint.location(),
+                    checkpoint,
                     op,
                     table.getKey(),
                     batchId,

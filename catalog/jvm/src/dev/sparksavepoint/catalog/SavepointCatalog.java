@@ -345,7 +345,7 @@ public class SavepointCatalog implements TableCatalog, SupportsNamespaces, Proce
     props.put("checkpoint", ckpt.location());
     if (requestedBatch != null) props.put(FlatStateTable.AS_OF, Long.toString(batchId));
     StateReadability.check(ckpt, op, table, batchId);
-    StructType schema = StateSource.schema(ckpt.location(), op, table, batchId, options);
+    StructType schema = StateSource.schema(ckpt, op, table, batchId, options);
     return FlatStateTable.create(
         name + "." + op.uid() + "." + table,
         schema,

@@ -43,7 +43,7 @@ final class EvictionChecks {
     String location = checkpoint.location();
     for (Map.Entry<String, StateRef> table : op.tables().entrySet()) {
       Map<String, String> options = table.getValue().options(location, batchId);
-      var schema = StateSource.schema(location, op, table.getKey(), batchId, options);
+      var schema = StateSource.schema(checkpoint, op, table.getKey(), batchId, options);
       if (EventTime.of(op, new FlatSchema(schema)) != null) return true;
     }
     return false;

@@ -1,5 +1,6 @@
 package dev.sparksavepoint.read;
 
+import dev.sparksavepoint.checkpoint.Checkpoint;
 import dev.sparksavepoint.checkpoint.MovedSchemaFiles;
 import dev.sparksavepoint.checkpoint.Operator;
 import dev.sparksavepoint.errors.Errors;
@@ -28,15 +29,18 @@ public final class StateSource {
   }
 
   /**
-   * The schema of state {@code table} of operator {@code op} as of {@code batchId}.
+   * The schema of state {@code table} of operator {@code op} as of {@code batchId} of
+   * {@code ckpt} (a committed batch's inferred once: {@link InferredSchemas}).
    *
    * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_CORRUPT_FILE when its state schema
    *     or metadata files cannot be read
    */
   public static StructType schema(
-      String checkpoint, Operator op, String table, long batchId, Map<String, String> options) {
+      Checkpoint ckpt, Operator op, String table, long batchId, Map<String, String> options) {
+    String checkpoint = ckpt.location();
     try {
-      return op.recordsWholeRowAsValue() ? withPlaceholderValue(schema(options)) : schema(options);
+      StructType schema = InferredSchemas.of(ckpt, batchId, options, () -> schema(options));
+      return op.recordsWholeRowAsValue() ? withPlaceholderValue(schema) : schema;
     } catch (Exception e) { // Spark's readers may throw Hadoop's checked exceptions
       if (Errors.isSavepointError(e)) throw e;
       RuntimeException newer = Errors.newerLog(checkpoint, e);

@@ -117,16 +117,16 @@ public class StoreBatch implements BatchPlan, Serializable {
         stores.add(
             op.kind().needsColumnFamilies()
                 ? twsStoreSpec(ckpt.location(), op, names.get(i), i, n, hadoopConf)
-                : storeSpec(ckpt.location(), op, names.get(i), i, n));
+                : storeSpec(ckpt, op, names.get(i), i, n));
       }
     }
     return stores;
   }
 
   private static StoreSpec storeSpec(
-      String path, Operator op, String store, int index, long batchId) {
-    Map<String, String> options = StateRef.store(op.id(), store).options(path, batchId);
-    StructType source = StateSource.schema(path, op, Operator.tableName(store), batchId, options);
+      Checkpoint ckpt, Operator op, String store, int index, long batchId) {
+    Map<String, String> options = StateRef.store(op.id(), store).options(ckpt.location(), batchId);
+    StructType source = StateSource.schema(ckpt, op, Operator.tableName(store), batchId, options);
     return new StoreSpec(
         op.id(),
         store,

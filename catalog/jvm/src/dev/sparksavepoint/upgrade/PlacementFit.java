@@ -74,7 +74,7 @@ final class PlacementFit {
     PlacementCheck check =
         PlacementCheck.run(
             read,
-            StateSource.schema(old.location(), pair.old().op(), store.storeName(), batch, read),
+            StateSource.schema(old, pair.old().op(), store.storeName(), batch, read),
             pair.old().op().numPartitions(),
             columns);
     long misplaced = check.misplaced(columns);

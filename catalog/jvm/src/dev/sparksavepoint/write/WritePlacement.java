@@ -105,8 +105,7 @@ final class WritePlacement {
             + java.util.Arrays.toString(columns);
     if (columns != null && VERIFIED.contains(verified)) return KeyPlacement.given(columns);
     Map<String, String> read = origin.ref().options(origin.checkpoint(), batchId);
-    StructType schema =
-        StateSource.schema(origin.checkpoint(), origin.operator(), origin.state(), batchId, read);
+    StructType schema = StateSource.schema(ckpt, origin.operator(), origin.state(), batchId, read);
     PlacementCheck check =
         PlacementCheck.run(read, schema, origin.operator().numPartitions(), columns);
     if (columns == null) {
