@@ -113,7 +113,8 @@ def _edit_all(spark, version: str, root: Path) -> tuple[VersionRun, list[dict]]:
 
 RESTARTS = BackgroundRuns()
 """The versions' restart processes, each started as soon as its edits are done: it runs while
-the next version's goldens are edited in this session (:mod:`tests.support.background`)."""
+the next version's goldens are edited in this session (:mod:`tests.support.background`), at
+the suite's own priority, since the module's tests wait for it next."""
 
 
 def _start_restarts(version: str, cases: list[dict]) -> None:

@@ -1,5 +1,5 @@
 """Self-contained subprocess runs that a test module starts early and collects later, one at a
-time in a thread of the test session, at a low CPU priority (``nice``).
+time in a thread of the test session; the session-long queue at the lowest CPU priority.
 
 The suite's own tests keep CI's two cores only about 60% busy (one SparkSession, mostly one task
 at a time), and a run of another Spark version needs nothing of this session: started when the
@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-NICENESS = 10
-"""A CPU weight of about a tenth of the suite's own processes' when both want a core."""
+LOWEST = 19
+"""``nice`` 19: a CPU weight of under 2% of the suite's own processes' when both want a core, so
+a run the suite does not wait for yet takes only what the suite leaves idle."""
 
 _LANES: list[BackgroundRuns] = []
 
@@ -41,10 +42,12 @@ class _Run:
 
 class BackgroundRuns:
     """Named subprocesses run one after another, in the order started, by one daemon thread
-    (one at a time: more Spark JVMs beside the suite's would take its cores). ``RUNS`` is the
-    session's queue; a module may keep its own, a second lane."""
+    (one at a time: more Spark JVMs beside the suite's would take its cores), at ``niceness``.
+    ``RUNS`` is the session's queue, at the lowest priority; a module whose tests wait for its
+    runs soon keeps its own lane at the suite's priority (0)."""
 
-    def __init__(self) -> None:
+    def __init__(self, niceness: int = 0) -> None:
+        self.niceness = niceness
         self._runs: dict[str, _Run] = {}
         self._queue: list[_Run] = []
         self._lock = threading.Lock()
@@ -116,8 +119,9 @@ class BackgroundRuns:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the test session ended before this run began")
+            nice = ["nice", "-n", str(self.niceness)] if self.niceness else []
             process = subprocess.Popen(
-                ["nice", "-n", str(NICENESS), *run.args], cwd=run.cwd, env=run.env,
+                [*nice, *run.args], cwd=run.cwd, env=run.env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             )  # fmt: skip
             self._process = process
@@ -139,5 +143,5 @@ def close_all() -> None:
         lane.close()
 
 
-RUNS = BackgroundRuns()
-"""The session's background runs, in one queue."""
+RUNS = BackgroundRuns(niceness=LOWEST)
+"""The session's background runs, in one queue, at the lowest priority."""
