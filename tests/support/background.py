@@ -78,15 +78,10 @@ class BackgroundRuns:
                 self._worker = threading.Thread(target=self._work, daemon=True)
                 self._worker.start()
 
-    def started(self, name: str) -> bool:
-        """True when run ``name`` was started (it may still be running)."""
-        return name in self._runs
-
     def result(self, name: str) -> subprocess.CompletedProcess[str]:
         """Run ``name``'s outcome, waiting for it; its exit code is not checked."""
         run = self._runs[name]
-        while not run.done.wait(timeout=1):
-            pass
+        run.done.wait()
         if run.error is not None:
             raise RuntimeError(f"background run {name!r} failed to run") from run.error
         assert run.result is not None

@@ -62,7 +62,7 @@ def start_background(tmp_path_factory: pytest.TempPathFactory) -> None:
 
 
 def _start(minor: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    if RUNS.started(f"spark-{minor}"):
+    if minor in ROOTS:  # started already
         return
     root = ROOTS[minor] = tmp_path_factory.mktemp(f"spark-{minor}")
     python = runtime_python(minor)
