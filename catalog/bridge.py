@@ -29,7 +29,7 @@ from spark_savepoint.catalog.errors import (
 from spark_savepoint.catalog.jar import jar_path
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Row, SparkSession
 
 # Class names Spark loads by configuration (set before the JVM starts, so spelled out here;
 # tests/integration check them against PythonEntry's constants).
@@ -228,16 +228,19 @@ def upgrade_apply(
 
 
 def call_procedure(
-    spark: SparkSession, catalog: str, procedure: str, literals: dict[str, str]
-) -> DataFrame:
-    """The rows of procedure ``procedure`` of catalog ``catalog`` called with ``literals`` (SQL
-    literals by parameter name), as ``CALL`` gives them on Spark 4.0+: for Spark 3.5, which has
-    no ``CALL`` (a classic session only: over Spark Connect it needs Spark 4.0).
+    spark: SparkSession, catalog: str, procedure: str, arguments: dict[str, str | int | bool | None]
+) -> list[Row]:
+    """The rows of procedure ``procedure`` of catalog ``catalog`` called with ``arguments``
+    (typed values by parameter name), the same as ``CALL`` gives, called without a statement: a
+    classic session only (Spark 3.5 has no ``CALL``; on 4.0 and later a statement's parse,
+    analysis and collect cost about as much as a small action).
 
     Raises:
         SparkVersionUnsupported: a Spark Connect session of Spark 3.5.
     """
-    from pyspark.sql import DataFrame
+    import json
+
+    from pyspark.sql import Row
 
     if is_remote(spark):
         raise SparkVersionUnsupported(
@@ -246,8 +249,12 @@ def call_procedure(
             "session (spark_savepoint.session()) on the driver's machine."
         )
     with savepoint_errors():
-        jdf = _entry(spark).callProcedure(_jsession(spark), catalog, procedure, literals)
-        return DataFrame(jdf, spark)
+        answer = _entry(spark).callProcedure(
+            _jsession(spark), catalog, procedure, json.dumps(arguments)
+        )
+    result = json.loads(str(answer))
+    columns = result["columns"]
+    return [Row(**dict(zip(columns, values, strict=True))) for values in result["rows"]]
 
 
 STATE_STORE_LOGGERS = "org.apache.spark.sql.execution.streaming.state"

@@ -262,6 +262,32 @@ def test_sql_procedures_return_typed_rows(spark, agg, tmp_path: Path) -> None:
         spark.sql("CALL proc.system.nope()")
 
 
+def test_python_verbs_call_the_procedures_with_calls_rows(spark, agg, tmp_path: Path) -> None:
+    """A classic session's verbs call a procedure without a statement (``procedures.call_rows``
+    through the JVM bridge): the same columns, values and types as ``CALL``; arguments of another
+    type, unknown or missing ones are refused in one line, before anything is written."""
+    from spark_savepoint.sql_ext import procedures
+
+    folder = str(agg.checkpoint)
+    direct = procedures.call_rows(spark, folder, "list_files")
+    attach(spark, folder, "proc_direct")
+    stated = spark.sql("CALL proc_direct.system.list_files()").collect()
+    assert [r.asDict() for r in direct] == [r.asDict() for r in stated] and len(direct) > 5
+    assert {type(v) for r in direct for v in r} == {str, int}
+    [row] = procedures.call_rows(spark, folder, "take_savepoint", target=str(tmp_path / "sp"))
+    assert (row.batch_id, row.writable, row.operators, row.rows) == (1, False, 1, 3)  # defaults
+    refused = {
+        "takes a BIGINT as batch_id": {"target": str(tmp_path / "b"), "batch_id": "1"},
+        "takes a STRING as target": {"target": 7},
+        "has no parameter targte": {"targte": str(tmp_path / "c")},
+        "needs the argument target": {},
+    }
+    for message, arguments in refused.items():
+        with pytest.raises(BadArguments, match=message):
+            procedures.call_rows(spark, folder, "take_savepoint", **arguments)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sp"]
+
+
 @pytest.mark.slow
 def test_cli_take_list_restore_dispose(spark, agg, tmp_path: Path, capsys) -> None:
     from spark_savepoint.sql_ext.cli import main

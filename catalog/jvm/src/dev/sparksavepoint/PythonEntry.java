@@ -24,8 +24,6 @@ import dev.sparksavepoint.upgrade.UpgradeReport;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -82,13 +80,14 @@ public final class PythonEntry {
   }
 
   /**
-   * Runs procedure {@code name} of catalog {@code catalog} with {@code arguments} (SQL literals
-   * by parameter name), as {@code CALL} does on Spark 4.0 and later ({@link DirectCalls}): for
-   * Spark 3.5, which has no CALL.
+   * Runs procedure {@code name} of catalog {@code catalog} with {@code arguments} (a JSON object
+   * of typed values by parameter name), as {@code CALL} does ({@link DirectCalls}); its rows as
+   * JSON ({@code {"columns": [...], "rows": [[...]]}}). The Python verbs of a classic session
+   * call procedures so: no statement to parse, analyze and collect (and Spark 3.5 has no CALL).
    */
-  public static Dataset<Row> callProcedure(
-      SparkSession spark, String catalog, String name, Map<String, String> arguments) {
-    return DirectCalls.call(spark, catalog, name, arguments);
+  public static String callProcedure(
+      SparkSession spark, String catalog, String name, String arguments) {
+    return DirectCalls.json(spark, catalog, name, arguments);
   }
 
   /**
