@@ -66,6 +66,44 @@ def test_take_writes_a_compact_savepoint_and_leaves_the_checkpoint_alone(
     }  # fmt: skip
 
 
+def copy_jobs(spark, group: str) -> int:
+    """How many of job group ``group``'s jobs copied state (``StateImage``'s)."""
+    tracker = spark.sparkContext.statusTracker()
+    return sum(
+        any("StateImage" in tracker.getStageInfo(stage).name for stage in info.stageIds)
+        for info in map(tracker.getJobInfo, tracker.getJobIdsForGroup(group))
+    )
+
+
+@pytest.mark.parametrize("provider", ["hdfs", "rocksdb"])
+def test_small_images_are_copied_by_the_driver_as_a_job_would(
+    spark, checkpoints, tmp_path: Path, provider: str
+) -> None:
+    """A store whose operator folder holds at most ``spark.savepoint.copy.onDriverBytes`` is
+    copied by the driver (no Spark job); with the setting at 0 every store is copied by a job's
+    tasks: both savepoints hold the same files, byte for byte, and the same manifest. (Both are
+    taken of a savepoint, whose version is one full image per partition: the checkpoint's own
+    are changes, which are copied entry by entry, in a job.)"""
+    ckpt = str(tmp_path / "base")
+    take_savepoint(spark, str(checkpoints[("agg", provider)].checkpoint), ckpt)
+    try:
+        spark.sparkContext.setJobGroup(f"driver-{provider}", "a take copied on the driver")
+        driver = take_savepoint(spark, ckpt, str(tmp_path / "driver"))
+        spark.conf.set("spark.savepoint.copy.onDriverBytes", "0")
+        spark.sparkContext.setJobGroup(f"tasks-{provider}", "a take copied by tasks")
+        tasks = take_savepoint(spark, ckpt, str(tmp_path / "tasks"))
+    finally:
+        spark.conf.unset("spark.savepoint.copy.onDriverBytes")
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    assert (copy_jobs(spark, f"driver-{provider}"), copy_jobs(spark, f"tasks-{provider}")) == (0, 1)
+    assert driver["files"] == tasks["files"] and len(driver["files"]) > 5
+    assert driver["operators"] == tasks["operators"] and driver["batch_id"] == 1
+    image = [f["path"] for f in driver["files"] if f["path"].startswith("state/0/1/")]
+    assert image and all(p.endswith(("2.snapshot", "2.zip", ".sst")) for p in image)
+    for path in image:
+        assert (tmp_path / "driver" / path).read_bytes() == (tmp_path / "tasks" / path).read_bytes()
+
+
 def test_hdfs_backed_rows_are_counted_only_when_asked(spark, checkpoints, tmp_path, capsys) -> None:
     """An HDFS-backed image copied as it is (batch 0's ``1.delta``) records no row count: the take
     copies it unread (``rows`` null, "rows not counted", ``-`` listed); ``count_rows`` reads

@@ -44,6 +44,15 @@ public final class Settings {
 
   public static final int MAX_PARTITIONS_DEFAULT = 10_000;
 
+  /**
+   * Session: the most bytes an operator's state folder may hold for a take, restore or upgrade
+   * to copy its stores' image files on the driver instead of in a Spark job (default
+   * {@link #COPY_ON_DRIVER_BYTES_DEFAULT}; {@code 0}: always a job). A size, such as {@code 64m}.
+   */
+  public static final String COPY_ON_DRIVER_BYTES = "spark.savepoint.copy.onDriverBytes";
+
+  public static final String COPY_ON_DRIVER_BYTES_DEFAULT = "128m";
+
   /** Internal (Hadoop conf of a read): the moved schema folder's recorded location. */
   public static final String RELOCATED_SCHEMA_FROM = "spark.savepoint.relocatedSchema.from";
 

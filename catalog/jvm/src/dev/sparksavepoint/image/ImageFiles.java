@@ -50,6 +50,19 @@ final class ImageFiles {
   private ImageFiles() {}
 
   /**
+   * True when {@code copy} may be copied as files: the same provider and partition count, no
+   * value change, no rows to count by reading. A partition whose version has no full image is
+   * still copied entry by entry ({@link #copy} returns null for it).
+   */
+  static boolean copiesFiles(ImagePlan plan, StoreCopy copy) {
+    return copy.from() != null
+        && copy.transform() == null
+        && !copy.rehash()
+        && !plan.rowCounts()
+        && plan.targetConf().providerClass().equals(plan.sourceConf().providerClass());
+  }
+
+  /**
    * Copies partition {@code p}'s image files (their digests computed on the way); null when the
    * version has no full image.
    */

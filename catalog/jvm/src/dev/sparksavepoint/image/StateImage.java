@@ -1,12 +1,19 @@
 package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.CancellableJobs;
+import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.classic.SparkSession;
 
 /**
@@ -17,19 +24,36 @@ import org.apache.spark.sql.classic.SparkSession;
  * shuffle ({@code HashPartitioner} on the computed partition id, which is that id). The entries of
  * one key come from one source partition in order, so list state keeps its order. Every target
  * partition is written, also when empty.
+ *
+ * <p>A store copied as its files are ({@link ImageFiles}) whose operator's folder holds at most
+ * {@link Settings#COPY_ON_DRIVER_BYTES} is copied by the driver, through the same FileSystem API,
+ * without a job: a job's scheduling costs more than copying a few MB (a take of 1M keys).
  */
 public final class StateImage {
   private StateImage() {}
 
   /** Copies every store of {@code plan}; returns what each target store partition got. */
   public static List<CopiedPartition> copy(ImagePlan plan) {
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
+    SparkSession spark = SparkSession.active();
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     CancellableJobs.interruptible(sc.sc());
+    long driverBytes = driverBytes(spark);
+    Map<Long, Long> operatorBytes = new HashMap<>();
     List<CopiedPartition> commits = new ArrayList<>();
     try {
       for (StoreCopy copy : plan.copies()) {
         sc.setJobDescription(describe(plan, copy));
-        commits.addAll(copy.rehash() ? rehash(sc, plan, copy) : direct(sc, plan, copy));
+        if (copy.rehash()) {
+          commits.addAll(rehash(sc, plan, copy));
+        } else {
+          boolean onDriver =
+              driverBytes > 0
+                  && ImageFiles.copiesFiles(plan, copy)
+                  && operatorBytes.computeIfAbsent(
+                          copy.from().operatorId(), id -> operatorBytes(plan, id))
+                      <= driverBytes;
+          commits.addAll(direct(sc, plan, copy, onDriver));
+        }
       }
     } finally {
       sc.setJobDescription(null);
@@ -37,9 +61,42 @@ public final class StateImage {
     return commits;
   }
 
-  private static List<CopiedPartition> direct(JavaSparkContext sc, ImagePlan plan, StoreCopy copy) {
+  /**
+   * Copies a store partition by partition: on the driver the partitions whose version is one
+   * full image ({@code onDriver}), in a job the rest; in partition order.
+   */
+  private static List<CopiedPartition> direct(
+      JavaSparkContext sc, ImagePlan plan, StoreCopy copy, boolean onDriver) {
     int n = copy.to().numPartitions();
-    return sc.parallelize(partitions(n), n).map(p -> ImagePartition.copy(plan, copy, p)).collect();
+    CopiedPartition[] copied = new CopiedPartition[n];
+    if (onDriver) { // a few at a time, as a job's tasks on the driver's cores would
+      IntStream.range(0, n).parallel().forEach(p -> copied[p] = ImageFiles.copy(plan, copy, p));
+    }
+    List<Integer> rest = new ArrayList<>();
+    for (int p = 0; p < n; p++) if (copied[p] == null) rest.add(p);
+    if (!rest.isEmpty()) {
+      List<CopiedPartition> done =
+          sc.parallelize(rest, rest.size()).map(p -> ImagePartition.copy(plan, copy, p)).collect();
+      for (int i = 0; i < rest.size(); i++) copied[rest.get(i)] = done.get(i);
+    }
+    return Arrays.asList(copied);
+  }
+
+  /** {@link Settings#COPY_ON_DRIVER_BYTES} of the session (a size such as {@code 32m}). */
+  private static long driverBytes(SparkSession spark) {
+    String value =
+        spark.conf().get(Settings.COPY_ON_DRIVER_BYTES, Settings.COPY_ON_DRIVER_BYTES_DEFAULT);
+    return JavaUtils.byteStringAsBytes(value.trim());
+  }
+
+  /** The bytes under the source operator's state folder (every store, every version). */
+  private static long operatorBytes(ImagePlan plan, long operatorId) {
+    Path folder = new Path(plan.sourceState(), Long.toString(operatorId));
+    try {
+      return folder.getFileSystem(plan.hadoopConf()).getContentSummary(folder).getLength();
+    } catch (IOException e) {
+      return Long.MAX_VALUE; // the job's tasks will say what is wrong
+    }
   }
 
   private static List<CopiedPartition> rehash(JavaSparkContext sc, ImagePlan plan, StoreCopy copy) {
