@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.network.util.JavaUtils;
@@ -38,7 +40,7 @@ public final class StateImage {
     JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     CancellableJobs.interruptible(sc.sc());
     long driverBytes = driverBytes(spark);
-    Map<Long, Long> operatorBytes = new HashMap<>();
+    Map<Long, Boolean> small = new HashMap<>();
     List<CopiedPartition> commits = new ArrayList<>();
     try {
       for (StoreCopy copy : plan.copies()) {
@@ -49,9 +51,8 @@ public final class StateImage {
           boolean onDriver =
               driverBytes > 0
                   && ImageFiles.copiesFiles(plan, copy)
-                  && operatorBytes.computeIfAbsent(
-                          copy.from().operatorId(), id -> operatorBytes(plan, id))
-                      <= driverBytes;
+                  && small.computeIfAbsent(
+                      copy.from().operatorId(), id -> holdsAtMost(plan, id, driverBytes));
           commits.addAll(direct(sc, plan, copy, onDriver));
         }
       }
@@ -89,13 +90,21 @@ public final class StateImage {
     return JavaUtils.byteStringAsBytes(value.trim());
   }
 
-  /** The bytes under the source operator's state folder (every store, every version). */
-  private static long operatorBytes(ImagePlan plan, long operatorId) {
+  /**
+   * Whether the source operator's state folder (every store, every version) holds at most
+   * {@code limit} bytes; its files listed until the sum passes it (one flat paged listing on an
+   * object store, so a large state costs a page or two, not a walk of every file).
+   */
+  private static boolean holdsAtMost(ImagePlan plan, long operatorId, long limit) {
     Path folder = new Path(plan.sourceState(), Long.toString(operatorId));
     try {
-      return folder.getFileSystem(plan.hadoopConf()).getContentSummary(folder).getLength();
+      long bytes = 0;
+      RemoteIterator<LocatedFileStatus> files =
+          folder.getFileSystem(plan.hadoopConf()).listFiles(folder, true);
+      while (files.hasNext() && bytes <= limit) bytes += files.next().getLen();
+      return bytes <= limit;
     } catch (IOException e) {
-      return Long.MAX_VALUE; // the job's tasks will say what is wrong
+      return false; // the job's tasks will say what is wrong
     }
   }
 

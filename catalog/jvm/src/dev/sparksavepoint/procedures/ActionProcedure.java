@@ -3,6 +3,8 @@ package dev.sparksavepoint.procedures;
 import dev.sparksavepoint.commit.ReadOnlyMode;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
@@ -26,6 +28,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * analyzes the statement, before any check rule sees it.
  */
 abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
+  /** Output types by their DDL: parsed once (a procedure is built for every call). */
+  private static final Map<String, StructType> OUTPUTS = new ConcurrentHashMap<>();
+
   private final Supplier<String> checkpoint;
   private final String name;
   private final String description;
@@ -46,7 +51,7 @@ abstract class ActionProcedure implements UnboundProcedure, BoundProcedure {
     this.checkpoint = checkpoint;
     this.name = name;
     this.description = description;
-    this.output = StructType.fromDDL(output);
+    this.output = OUTPUTS.computeIfAbsent(output, StructType::fromDDL);
     this.parameters = parameters;
   }
 
