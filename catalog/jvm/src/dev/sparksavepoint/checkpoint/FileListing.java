@@ -66,6 +66,31 @@ public final class FileListing {
     return out;
   }
 
+  /**
+   * Whether the files under {@code folder} hold at most {@code limit} bytes in all (none when it
+   * does not exist), listed as {@link #files} lists them only until their sum passes it: a large
+   * folder on an object store costs a page of its flat listing.
+   */
+  public static boolean holdsAtMost(FileSystem fs, Path folder, long limit) throws IOException {
+    if (!fs.exists(folder)) return true;
+    if ("file".equals(fs.getUri().getScheme())) return localBytes(fs, folder, limit) <= limit;
+    long bytes = 0;
+    RemoteIterator<LocatedFileStatus> listed = fs.listFiles(folder, true);
+    while (listed.hasNext() && bytes <= limit) bytes += listed.next().getLen();
+    return bytes <= limit;
+  }
+
+  /** The bytes under local {@code dir}, summed until they pass {@code limit}. */
+  private static long localBytes(FileSystem fs, Path dir, long limit) throws IOException {
+    long bytes = 0;
+    for (FileStatus status : fs.listStatus(dir)) {
+      bytes +=
+          status.isDirectory() ? localBytes(fs, status.getPath(), limit - bytes) : status.getLen();
+      if (bytes > limit) break;
+    }
+    return bytes;
+  }
+
   /** Adds every file under {@code dir} to {@code files}, one {@code listStatus} per folder. */
   static void walk(FileSystem fs, Path dir, List<FileStatus> files) throws IOException {
     for (FileStatus status : fs.listStatus(dir)) {

@@ -1,6 +1,7 @@
 package dev.sparksavepoint.image;
 
 import dev.sparksavepoint.checkpoint.CancellableJobs;
+import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.conf.Settings;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.io.IOException;
@@ -10,9 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 import org.apache.spark.HashPartitioner;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.network.util.JavaUtils;
@@ -92,17 +91,12 @@ public final class StateImage {
 
   /**
    * Whether the source operator's state folder (every store, every version) holds at most
-   * {@code limit} bytes; its files listed until the sum passes it (one flat paged listing on an
-   * object store, so a large state costs a page or two, not a walk of every file).
+   * {@code limit} bytes ({@link FileListing#holdsAtMost}: listed until the sum passes it).
    */
   private static boolean holdsAtMost(ImagePlan plan, long operatorId, long limit) {
     Path folder = new Path(plan.sourceState(), Long.toString(operatorId));
     try {
-      long bytes = 0;
-      RemoteIterator<LocatedFileStatus> files =
-          folder.getFileSystem(plan.hadoopConf()).listFiles(folder, true);
-      while (files.hasNext() && bytes <= limit) bytes += files.next().getLen();
-      return bytes <= limit;
+      return FileListing.holdsAtMost(folder.getFileSystem(plan.hadoopConf()), folder, limit);
     } catch (IOException e) {
       return false; // the job's tasks will say what is wrong
     }
