@@ -41,3 +41,6 @@ MAX_PARTITIONS: str = _SETTINGS["MAX_PARTITIONS"]
 CHANGES_FROM_CHANGE_FILES: str = _SETTINGS["CHANGES_FROM_CHANGE_FILES"]
 """Session: ``false`` makes ``savepoint_changes`` diff full reads instead of reading the
 batches' change files (``true`` by default; the same rows)."""
+COPY_ON_DRIVER_BYTES: str = _SETTINGS["COPY_ON_DRIVER_BYTES"]
+"""Session: the most bytes an operator's state folder may hold for a take or restore to copy its
+image files on the driver, without a Spark job (``128m`` by default; ``0``: always a job)."""

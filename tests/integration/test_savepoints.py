@@ -20,6 +20,7 @@ from spark_savepoint import (
     savepoint_errors,
     take_savepoint,
 )
+from spark_savepoint.catalog import settings
 from spark_savepoint.catalog.errors import (
     BadArguments,
     ChecksumMismatch,
@@ -89,11 +90,11 @@ def test_small_images_are_copied_by_the_driver_as_a_job_would(
     try:
         spark.sparkContext.setJobGroup(f"driver-{provider}", "a take copied on the driver")
         driver = take_savepoint(spark, ckpt, str(tmp_path / "driver"))
-        spark.conf.set("spark.savepoint.copy.onDriverBytes", "0")
+        spark.conf.set(settings.COPY_ON_DRIVER_BYTES, "0")
         spark.sparkContext.setJobGroup(f"tasks-{provider}", "a take copied by tasks")
         tasks = take_savepoint(spark, ckpt, str(tmp_path / "tasks"))
     finally:
-        spark.conf.unset("spark.savepoint.copy.onDriverBytes")
+        spark.conf.unset(settings.COPY_ON_DRIVER_BYTES)
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
     assert (copy_jobs(spark, f"driver-{provider}"), copy_jobs(spark, f"tasks-{provider}")) == (0, 1)
     assert driver["files"] == tasks["files"] and len(driver["files"]) > 5

@@ -18,7 +18,8 @@ def test_python_names_every_user_setting_java_declares() -> None:
     declared = settings.declared()
     assert set(declared) - INTERNAL == {"WRITE_DRY_RUN", "WRITE_FORCE", "WRITE_PARTITIONED_BY",
                                         "WRITE_TRANSACTION", "READ_ONLY",
-                                        "MAX_PARTITIONS", "CHANGES_FROM_CHANGE_FILES"}  # fmt: skip
+                                        "MAX_PARTITIONS", "CHANGES_FROM_CHANGE_FILES",
+                                        "COPY_ON_DRIVER_BYTES"}  # fmt: skip
     for constant, name in declared.items():
         if constant not in INTERNAL:
             assert getattr(settings, constant) == name
