@@ -97,6 +97,13 @@ def test_small_images_are_copied_by_the_driver_as_a_job_would(
         spark.conf.unset(settings.COPY_ON_DRIVER_BYTES)
         spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
     assert (copy_jobs(spark, f"driver-{provider}"), copy_jobs(spark, f"tasks-{provider}")) == (0, 1)
+    spark.conf.set(settings.COPY_ON_DRIVER_BYTES, "lots")
+    try:
+        with pytest.raises(BadArguments, match="copy.onDriverBytes is 'lots', which is no size"):
+            take_savepoint(spark, ckpt, str(tmp_path / "refused"))
+    finally:
+        spark.conf.unset(settings.COPY_ON_DRIVER_BYTES)
+    assert not (tmp_path / "refused").exists()
     assert driver["files"] == tasks["files"] and len(driver["files"]) > 5
     assert driver["operators"] == tasks["operators"] and driver["batch_id"] == 1
     image = [f["path"] for f in driver["files"] if f["path"].startswith("state/0/1/")]

@@ -173,6 +173,7 @@ final class CheckpointCopy {
         plan(from, n, operators, resolved, changes.partitions(), provider, ids, conf);
     if (upgrade != null) copies = upgrade.copies();
     ImagePlan plan = ImagePlan.of(spark, from, n, target, copies, provider, ids);
+    long driverBytes = StateImage.driverBytes(spark, from.location());
     if (finish != null && finish.needsDigests()) plan = plan.withFileDigests();
     if (finish != null && finish.needsRowCounts()) plan = plan.withRowCounts();
     if (check != null) check.run();
@@ -185,7 +186,7 @@ final class CheckpointCopy {
           from, n, folder, changes.partitions(), changes.provider() == null ? null : provider);
       CrashPoint.reach("copy-planned");
       copyLayout(from, n, folder, operators, resolved, changes.partitions(), conf, upgrade);
-      List<CopiedPartition> images = StateImage.copy(plan);
+      List<CopiedPartition> images = StateImage.copy(plan, driverBytes);
       List<PartitionCommit> commits = images.stream().map(CopiedPartition::commit).toList();
       Map<String, FileDigests.Digest> digests = new HashMap<>();
       for (CopiedPartition image : images) {

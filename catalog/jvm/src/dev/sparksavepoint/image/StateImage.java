@@ -3,6 +3,7 @@ package dev.sparksavepoint.image;
 import dev.sparksavepoint.checkpoint.CancellableJobs;
 import dev.sparksavepoint.checkpoint.FileListing;
 import dev.sparksavepoint.conf.Settings;
+import dev.sparksavepoint.errors.Errors;
 import dev.sparksavepoint.image.ImagePlan.StoreCopy;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -33,12 +34,14 @@ import org.apache.spark.sql.classic.SparkSession;
 public final class StateImage {
   private StateImage() {}
 
-  /** Copies every store of {@code plan}; returns what each target store partition got. */
-  public static List<CopiedPartition> copy(ImagePlan plan) {
-    SparkSession spark = SparkSession.active();
-    JavaSparkContext sc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+  /**
+   * Copies every store of {@code plan}; returns what each target store partition got. Stores
+   * copied as their files whose operator folder holds at most {@code driverBytes} (0: none)
+   * are copied on the driver ({@link #driverBytes}).
+   */
+  public static List<CopiedPartition> copy(ImagePlan plan, long driverBytes) {
+    JavaSparkContext sc = JavaSparkContext.fromSparkContext(SparkSession.active().sparkContext());
     CancellableJobs.interruptible(sc.sc());
-    long driverBytes = driverBytes(spark);
     Map<Long, Boolean> small = new HashMap<>();
     List<CopiedPartition> commits = new ArrayList<>();
     try {
@@ -82,11 +85,27 @@ public final class StateImage {
     return Arrays.asList(copied);
   }
 
-  /** {@link Settings#COPY_ON_DRIVER_BYTES} of the session (a size such as {@code 32m}). */
-  private static long driverBytes(SparkSession spark) {
+  /**
+   * {@link Settings#COPY_ON_DRIVER_BYTES} of the session (a size such as {@code 64m}), checked
+   * before anything is written.
+   *
+   * @throws org.apache.spark.sql.AnalysisException SAVEPOINT_BAD_ARGUMENTS when it is no size
+   */
+  public static long driverBytes(SparkSession spark, String checkpoint) {
     String value =
         spark.conf().get(Settings.COPY_ON_DRIVER_BYTES, Settings.COPY_ON_DRIVER_BYTES_DEFAULT);
-    return JavaUtils.byteStringAsBytes(value.trim());
+    try {
+      long bytes = JavaUtils.byteStringAsBytes(value.trim());
+      if (bytes >= 0) return bytes;
+    } catch (RuntimeException notASize) { // NumberFormatException, IllegalArgumentException
+      // refused below
+    }
+    throw Errors.badArguments(
+        checkpoint,
+        Settings.COPY_ON_DRIVER_BYTES
+            + " is '"
+            + value
+            + "', which is no size: set it to bytes, such as 64m or 1g (0: copy in a Spark job)");
   }
 
   /**
