@@ -57,8 +57,13 @@ final class ImageFiles {
   static boolean copiesFiles(ImagePlan plan, StoreCopy copy) {
     return copy.from() != null
         && copy.transform() == null
-        && !copy.rehash()
         && !plan.rowCounts()
+        && keepsLayout(plan, copy);
+  }
+
+  /** True when the target keeps the source's provider and partition count. */
+  private static boolean keepsLayout(ImagePlan plan, StoreCopy copy) {
+    return !copy.rehash()
         && plan.targetConf().providerClass().equals(plan.sourceConf().providerClass());
   }
 
@@ -67,8 +72,8 @@ final class ImageFiles {
    * version has no full image.
    */
   static CopiedPartition copy(ImagePlan plan, StoreCopy copy, int p) {
+    if (!keepsLayout(plan, copy)) return null;
     String provider = plan.targetConf().providerClass();
-    if (copy.rehash() || !provider.equals(plan.sourceConf().providerClass())) return null;
     StoreSpec from = copy.from();
     StoreSpec to = copy.to();
     Path source = folder(plan.sourceState(), from, p);

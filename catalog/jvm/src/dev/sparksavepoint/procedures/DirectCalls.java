@@ -103,7 +103,9 @@ public final class DirectCalls {
    */
   private static InternalRow typedInput(
       SparkSession spark, ActionProcedure procedure, JsonNode given) {
-    if (!given.isObject()) throw badArguments(procedure, "was given arguments that are no object");
+    if (!given.isObject()) {
+      throw badArguments(procedure, "was given arguments that are no JSON object");
+    }
     for (Iterator<String> names = given.fieldNames(); names.hasNext(); ) {
       String n = names.next();
       boolean known = false;
